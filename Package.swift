@@ -1,0 +1,109 @@
+// swift-tools-version: 6.0
+import PackageDescription
+
+/// Compiler settings every target shares: Swift 6 language mode is the package default (tools 6.0);
+/// CI adds `-warnings-as-errors` on the command line (see scripts/test.sh).
+let strict: [SwiftSetting] = [
+    .enableUpcomingFeature("ExistentialAny"),
+    .enableUpcomingFeature("InternalImportsByDefault"),
+]
+
+let package = Package(
+    name: "tally",
+    platforms: [.macOS(.v13), .iOS(.v16), .tvOS(.v16), .watchOS(.v9)],
+    products: [
+        .library(name: "Tracking", targets: ["Tracking"]),
+        .library(name: "TrackingMocks", targets: ["TrackingMocks"]),
+        .library(name: "TallyPipeline", targets: ["TallyPipeline"]),
+        .library(name: "TallyFileStore", targets: ["TallyFileStore"]),
+    ],
+    dependencies: [
+        .package(url: "https://github.com/apple/swift-log", from: "1.16.0"),
+        .package(url: "https://github.com/apple/swift-collections", from: "1.1.0"),
+        .package(url: "https://github.com/apple/swift-async-algorithms", from: "1.0.0"),
+        .package(url: "https://github.com/swift-server/swift-service-lifecycle", from: "2.6.0"),
+        .package(url: "https://github.com/apple/swift-argument-parser", from: "1.5.0"),
+    ],
+    targets: [
+        // The API feature modules import: no dependencies at all.
+        .target(name: "Tracking", swiftSettings: strict),
+        .target(name: "TrackingMocks", dependencies: ["Tracking"], swiftSettings: strict),
+
+        // Envelope, ids, timestamps, JSON: value types shared by every other target.
+        .target(name: "TallyCore", dependencies: ["Tracking"], swiftSettings: strict),
+
+        // The batching actor, the sink protocol and the in-process sinks.
+        .target(
+            name: "TallyPipeline",
+            dependencies: [
+                "Tracking",
+                "TallyCore",
+                .product(name: "Logging", package: "swift-log"),
+                .product(name: "DequeModule", package: "swift-collections"),
+                .product(name: "AsyncAlgorithms", package: "swift-async-algorithms"),
+                .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
+            ],
+            swiftSettings: strict
+        ),
+
+        // The embedded default store: daily NDJSON files, their reader and the file dead-letter.
+        .target(
+            name: "TallyFileStore",
+            dependencies: ["TallyCore", "TallyPipeline", .product(name: "Logging", package: "swift-log")],
+            swiftSettings: strict
+        ),
+
+        // Examples: a feature module written the way our users write them, and the app that wires it up.
+        .target(
+            name: "EpisodeFeature",
+            dependencies: ["Tracking"],
+            path: "Examples/EpisodeFeature/Sources/EpisodeFeature"
+        ),
+        .executableTarget(
+            name: "episode-demo",
+            dependencies: [
+                "EpisodeFeature",
+                "TallyPipeline",
+                "TallyFileStore",
+                .product(name: "ArgumentParser", package: "swift-argument-parser"),
+                .product(name: "Logging", package: "swift-log"),
+                .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
+            ],
+            path: "Examples/EpisodeDemo",
+            swiftSettings: strict
+        ),
+        .executableTarget(
+            name: "tally-bench",
+            dependencies: ["Tracking", "TallyCore", "TallyPipeline", .product(name: "Logging", package: "swift-log")],
+            path: "Benchmarks/tally-bench",
+            swiftSettings: strict
+        ),
+
+        .testTarget(name: "TrackingMocksTests", dependencies: ["Tracking", "TrackingMocks"], swiftSettings: strict),
+        .testTarget(name: "TallyCoreTests", dependencies: ["TallyCore"], swiftSettings: strict),
+        .testTarget(
+            name: "TallyPipelineTests",
+            dependencies: [
+                "TallyPipeline", "TallyCore", "Tracking",
+                .product(name: "InMemoryLogging", package: "swift-log"),
+                .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
+            ],
+            swiftSettings: strict
+        ),
+        .testTarget(
+            name: "TallyFileStoreTests",
+            dependencies: ["TallyFileStore", "TallyPipeline", "TallyCore"],
+            swiftSettings: strict
+        ),
+        .testTarget(
+            name: "EpisodeFeatureTests",
+            dependencies: ["EpisodeFeature", "Tracking", "TrackingMocks"],
+            path: "Examples/EpisodeFeature/Tests/EpisodeFeatureTests"
+        ),
+        .testTarget(
+            name: "ProcessTests",
+            dependencies: ["TallyFileStore", "TallyCore"],
+            swiftSettings: strict
+        ),
+    ]
+)
