@@ -1,0 +1,79 @@
+extension EventEnvelope {
+    /// The envelope as one NDJSON line (with its trailing `\n`).
+    ///
+    /// Keys are snake_case in a fixed order, absent optionals are left out and property keys are
+    /// sorted, so one event always encodes to the same bytes.
+    public var ndjsonLine: [UInt8] {
+        var bytes: [UInt8] = []
+        bytes.reserveCapacity(256)
+        appendNDJSON(to: &bytes)
+        return bytes
+    }
+
+    /// Appends ``ndjsonLine`` to a buffer, for writers that batch many events into one write.
+    public func appendNDJSON(to bytes: inout [UInt8]) {
+        bytes.append(contentsOf: #"{"event_id":""#.utf8)
+        eventID.appendCanonical(to: &bytes)
+        bytes.append(contentsOf: #"","name":"#.utf8)
+        JSONWriter.appendString(name, to: &bytes)
+        if let feature {
+            bytes.append(contentsOf: #","feature":"#.utf8)
+            JSONWriter.appendString(feature, to: &bytes)
+        }
+        bytes.append(contentsOf: #","properties":{"#.utf8)
+        var first = true
+        properties.forEachSorted { key, value in
+            if !first { bytes.append(UInt8(ascii: ",")) }
+            first = false
+            JSONWriter.appendString(key, to: &bytes)
+            bytes.append(UInt8(ascii: ":"))
+            JSONWriter.appendValue(value, to: &bytes)
+        }
+        bytes.append(contentsOf: #"},"occurred_at":""#.utf8)
+        occurredAt.appendRFC3339(to: &bytes)
+        bytes.append(UInt8(ascii: "\""))
+        appendTimestamp("sent_at", sentAt, to: &bytes)
+        appendTimestamp("received_at", receivedAt, to: &bytes)
+        appendString("user_id", userID, to: &bytes)
+        appendString("anonymous_id", anonymousID, to: &bytes)
+        appendString("session_id", sessionID, to: &bytes)
+        if let context, !context.isEmpty {
+            bytes.append(contentsOf: #","context":{"#.utf8)
+            var firstField = true
+            for (key, value) in [
+                ("app_version", context.appVersion), ("app_build", context.appBuild),
+                ("platform", context.platform), ("os_version", context.osVersion), ("locale", context.locale),
+            ] {
+                guard let value else { continue }
+                if !firstField { bytes.append(UInt8(ascii: ",")) }
+                firstField = false
+                JSONWriter.appendString(key, to: &bytes)
+                bytes.append(UInt8(ascii: ":"))
+                JSONWriter.appendString(value, to: &bytes)
+            }
+            bytes.append(UInt8(ascii: "}"))
+        }
+        appendString("schema_version", schemaVersion, to: &bytes)
+        bytes.append(contentsOf: "}\n".utf8)
+    }
+
+    private func appendTimestamp(_ key: StaticString, _ value: Timestamp?, to bytes: inout [UInt8]) {
+        guard let value else { return }
+        appendKey(key, to: &bytes)
+        bytes.append(UInt8(ascii: "\""))
+        value.appendRFC3339(to: &bytes)
+        bytes.append(UInt8(ascii: "\""))
+    }
+
+    private func appendString(_ key: StaticString, _ value: String?, to bytes: inout [UInt8]) {
+        guard let value else { return }
+        appendKey(key, to: &bytes)
+        JSONWriter.appendString(value, to: &bytes)
+    }
+
+    private func appendKey(_ key: StaticString, to bytes: inout [UInt8]) {
+        bytes.append(contentsOf: [UInt8(ascii: ","), UInt8(ascii: "\"")])
+        key.withUTF8Buffer { bytes.append(contentsOf: $0) }
+        bytes.append(contentsOf: [UInt8(ascii: "\""), UInt8(ascii: ":")])
+    }
+}

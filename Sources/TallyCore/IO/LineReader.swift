@@ -1,0 +1,120 @@
+#if canImport(Darwin)
+import Darwin
+#elseif canImport(Glibc)
+import Glibc
+#elseif canImport(Musl)
+import Musl
+#endif
+
+/// Reads newline-delimited records from a file descriptor in fixed-size chunks: memory stays
+/// bounded by the chunk size plus ``maxLineLength`` whatever the input.
+///
+/// Lines end at `\n`; a `\r` before it is removed (CRLF input). A last line without `\n` is
+/// still delivered, marked as unterminated, so that callers can decide what a torn tail means.
+public struct LineReader {
+    /// One line handed to the caller; the bytes are valid only during the callback.
+    public struct Line {
+        /// The line's bytes, without `\r\n` / `\n`.
+        public var bytes: UnsafeBufferPointer<UInt8>
+        /// 1-based.
+        public var number: Int
+        /// False for a last line that had no newline.
+        public var isTerminated: Bool
+        /// Set instead of ``bytes`` (which is then empty) when the line was longer than the limit.
+        public var oversizedLength: Int?
+    }
+
+    private let descriptor: Int32
+    private let path: String
+    /// Lines longer than this are reported by length, never buffered whole.
+    public let maxLineLength: Int
+    private let chunkSize: Int
+
+    /// A reader over an open descriptor it does not close.
+    public init(descriptor: Int32, path: String, maxLineLength: Int = 1 << 20, chunkSize: Int = 1 << 20) {
+        self.descriptor = descriptor
+        self.path = path
+        self.maxLineLength = maxLineLength
+        self.chunkSize = chunkSize
+    }
+
+    /// Bytes read so far, for progress.
+    public private(set) var bytesRead = 0
+
+    /// Calls `body` for every line, in order.
+    public mutating func forEachLine(_ body: (Line) throws -> Void) throws {
+        // pending holds the start of a line that continues in the next chunk.
+        var pending: [UInt8] = []
+        var oversized: Int?
+        var lineNumber = 0
+        let chunk = UnsafeMutableBufferPointer<UInt8>.allocate(capacity: chunkSize)
+        defer { chunk.deallocate() }
+        while true {
+            let count = read(descriptor, chunk.baseAddress, chunkSize)
+            if count < 0 {
+                if errno == EINTR { continue }
+                throw IOError(operation: "read", path: path, errno: errno)
+            }
+            if count == 0 { break }
+            bytesRead += count
+            var start = 0
+            let filled = UnsafeBufferPointer(rebasing: chunk[0..<count])
+            while start < count {
+                guard let newline = filled[start...].firstIndex(of: UInt8(ascii: "\n")) else {
+                    // No end of line in this chunk: keep the piece unless the line is already too long.
+                    if oversized != nil {
+                        oversized! += count - start
+                    } else if pending.count + count - start > maxLineLength {
+                        oversized = pending.count + count - start
+                        pending = []
+                    } else {
+                        pending.append(contentsOf: filled[start..<count])
+                    }
+                    break
+                }
+                lineNumber += 1
+                let piece = UnsafeBufferPointer(rebasing: filled[start..<newline])
+                if let length = oversized {
+                    try deliverOversized(length + piece.count, number: lineNumber, isTerminated: true, body)
+                    oversized = nil
+                } else if pending.isEmpty {
+                    try deliver(piece, number: lineNumber, isTerminated: true, body)
+                } else if pending.count + piece.count > maxLineLength {
+                    try deliverOversized(pending.count + piece.count, number: lineNumber, isTerminated: true, body)
+                    pending = []
+                } else {
+                    pending.append(contentsOf: piece)
+                    try pending.withUnsafeBufferPointer { try deliver($0, number: lineNumber, isTerminated: true, body) }
+                    pending = []
+                }
+                start = newline + 1
+            }
+        }
+        if let length = oversized {
+            try deliverOversized(length, number: lineNumber + 1, isTerminated: false, body)
+        } else if !pending.isEmpty {
+            try pending.withUnsafeBufferPointer { try deliver($0, number: lineNumber + 1, isTerminated: false, body) }
+        }
+    }
+
+    private func deliver(
+        _ bytes: UnsafeBufferPointer<UInt8>,
+        number: Int,
+        isTerminated: Bool,
+        _ body: (Line) throws -> Void
+    ) throws {
+        var bytes = bytes
+        if isTerminated, bytes.last == UInt8(ascii: "\r") { bytes = UnsafeBufferPointer(rebasing: bytes.dropLast()) }
+        if bytes.count > maxLineLength {
+            try deliverOversized(bytes.count, number: number, isTerminated: isTerminated, body)
+            return
+        }
+        try body(Line(bytes: bytes, number: number, isTerminated: isTerminated, oversizedLength: nil))
+    }
+
+    private func deliverOversized(_ length: Int, number: Int, isTerminated: Bool, _ body: (Line) throws -> Void) throws {
+        try body(
+            Line(bytes: UnsafeBufferPointer(start: nil, count: 0), number: number, isTerminated: isTerminated, oversizedLength: length)
+        )
+    }
+}

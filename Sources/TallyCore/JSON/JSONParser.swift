@@ -1,0 +1,311 @@
+/// A complete RFC 8259 parser over UTF-8 bytes.
+///
+/// Rejects everything the RFC rejects (checked against JSONTestSuite's `n_` files) and validates
+/// UTF-8 inside strings (overlong forms, surrogates and code points past U+10FFFF are errors).
+/// Decisions where the RFC leaves a choice (JSONTestSuite's `i_` files):
+/// - a `\u` escape naming a lone surrogate is rejected (Swift strings cannot hold one);
+/// - numbers of any size are accepted and kept as text (``JSONNumber``);
+/// - duplicate object names are kept in order; lookups take the last;
+/// - a byte order mark is rejected: JSON between systems has none (RFC 8259 §8.1);
+/// - nesting deeper than `maxDepth` is rejected rather than risking the stack.
+public struct JSONParser {
+    /// The default nesting limit: far beyond any event, far below any stack limit.
+    public static let defaultMaxDepth = 128
+
+    private let bytes: UnsafeBufferPointer<UInt8>
+    private let maxDepth: Int
+    /// The offset of the next byte to read.
+    public private(set) var offset: Int
+
+    /// A parser over `bytes`, which must outlive it.
+    public init(bytes: UnsafeBufferPointer<UInt8>, maxDepth: Int = JSONParser.defaultMaxDepth) {
+        self.bytes = bytes
+        self.maxDepth = maxDepth
+        offset = 0
+    }
+
+    /// Parses `bytes` as one JSON text (surrounding whitespace allowed).
+    public static func parse(_ bytes: UnsafeBufferPointer<UInt8>, maxDepth: Int = defaultMaxDepth) throws(JSONError)
+        -> JSONValue
+    {
+        var parser = JSONParser(bytes: bytes, maxDepth: maxDepth)
+        return try parser.parseDocument()
+    }
+
+    /// Parses `bytes` as one JSON text.
+    public static func parse(_ bytes: some Collection<UInt8>, maxDepth: Int = defaultMaxDepth) throws(JSONError)
+        -> JSONValue
+    {
+        let array = Array(bytes)
+        return try array.withUnsafeBufferPointer { (buffer) throws(JSONError) in
+            try parse(buffer, maxDepth: maxDepth)
+        }
+    }
+
+    /// Parses `text` as one JSON text.
+    public static func parse(_ text: String, maxDepth: Int = defaultMaxDepth) throws(JSONError) -> JSONValue {
+        try parse(Array(text.utf8), maxDepth: maxDepth)
+    }
+
+    /// Parses one value and requires only whitespace after it.
+    public mutating func parseDocument() throws(JSONError) -> JSONValue {
+        skipWhitespace()
+        let value = try parseValue(depth: 0)
+        skipWhitespace()
+        guard offset == bytes.count else { throw JSONError(.trailingContent, at: offset) }
+        return value
+    }
+
+    // MARK: Scanning primitives, shared with decoders built on this parser
+
+    /// Skips JSON whitespace (space, tab, LF, CR).
+    @inline(__always)
+    public mutating func skipWhitespace() {
+        while offset < bytes.count {
+            switch bytes[offset] {
+            case 0x20, 0x09, 0x0A, 0x0D: offset += 1
+            default: return
+            }
+        }
+    }
+
+    /// The next byte without consuming it; nil at the end.
+    @inline(__always)
+    public func peek() -> UInt8? {
+        offset < bytes.count ? bytes[offset] : nil
+    }
+
+    /// Consumes `byte` or throws.
+    @inline(__always)
+    public mutating func expect(_ byte: UInt8) throws(JSONError) {
+        guard offset < bytes.count else { throw JSONError(.unexpectedEnd, at: offset) }
+        guard bytes[offset] == byte else { throw JSONError(.unexpectedCharacter, at: offset) }
+        offset += 1
+    }
+
+    /// Parses any value at the current offset.
+    public mutating func parseValue(depth: Int) throws(JSONError) -> JSONValue {
+        guard offset < bytes.count else { throw JSONError(.unexpectedEnd, at: offset) }
+        switch bytes[offset] {
+        case UInt8(ascii: "{"): return try parseObject(depth: depth + 1)
+        case UInt8(ascii: "["): return try parseArray(depth: depth + 1)
+        case UInt8(ascii: "\""): return .string(try parseString())
+        case UInt8(ascii: "t"):
+            try expectLiteral("true")
+            return .bool(true)
+        case UInt8(ascii: "f"):
+            try expectLiteral("false")
+            return .bool(false)
+        case UInt8(ascii: "n"):
+            try expectLiteral("null")
+            return .null
+        case UInt8(ascii: "-"), UInt8(ascii: "0")...UInt8(ascii: "9"):
+            return .number(JSONNumber(text: try parseNumberText()))
+        default:
+            throw JSONError(.unexpectedCharacter, at: offset)
+        }
+    }
+
+    private mutating func expectLiteral(_ literal: StaticString) throws(JSONError) {
+        let count = literal.utf8CodeUnitCount
+        guard offset + count <= bytes.count else { throw JSONError(.unexpectedEnd, at: offset) }
+        let start = literal.utf8Start
+        for index in 0..<count where bytes[offset + index] != start[index] {
+            throw JSONError(.unexpectedCharacter, at: offset + index)
+        }
+        offset += count
+    }
+
+    private mutating func parseObject(depth: Int) throws(JSONError) -> JSONValue {
+        guard depth <= maxDepth else { throw JSONError(.tooDeep, at: offset) }
+        offset += 1
+        var members: [JSONMember] = []
+        skipWhitespace()
+        if peek() == UInt8(ascii: "}") {
+            offset += 1
+            return .object(members)
+        }
+        while true {
+            skipWhitespace()
+            guard peek() == UInt8(ascii: "\"") else {
+                throw JSONError(offset < bytes.count ? .unexpectedCharacter : .unexpectedEnd, at: offset)
+            }
+            let key = try parseString()
+            skipWhitespace()
+            try expect(UInt8(ascii: ":"))
+            skipWhitespace()
+            let value = try parseValue(depth: depth)
+            members.append(JSONMember(key: key, value: value))
+            skipWhitespace()
+            guard let next = peek() else { throw JSONError(.unexpectedEnd, at: offset) }
+            offset += 1
+            if next == UInt8(ascii: "}") { return .object(members) }
+            guard next == UInt8(ascii: ",") else { throw JSONError(.unexpectedCharacter, at: offset - 1) }
+        }
+    }
+
+    private mutating func parseArray(depth: Int) throws(JSONError) -> JSONValue {
+        guard depth <= maxDepth else { throw JSONError(.tooDeep, at: offset) }
+        offset += 1
+        var elements: [JSONValue] = []
+        skipWhitespace()
+        if peek() == UInt8(ascii: "]") {
+            offset += 1
+            return .array(elements)
+        }
+        while true {
+            skipWhitespace()
+            elements.append(try parseValue(depth: depth))
+            skipWhitespace()
+            guard let next = peek() else { throw JSONError(.unexpectedEnd, at: offset) }
+            offset += 1
+            if next == UInt8(ascii: "]") { return .array(elements) }
+            guard next == UInt8(ascii: ",") else { throw JSONError(.unexpectedCharacter, at: offset - 1) }
+        }
+    }
+
+    /// Parses a number's text: `-? (0 | [1-9][0-9]*) (. [0-9]+)? ([eE] [+-]? [0-9]+)?`.
+    public mutating func parseNumberText() throws(JSONError) -> String {
+        let start = offset
+        if peek() == UInt8(ascii: "-") { offset += 1 }
+        guard let first = peek() else { throw JSONError(.unexpectedEnd, at: offset) }
+        if first == UInt8(ascii: "0") {
+            offset += 1
+        } else if isDigit(first) {
+            skipDigits()
+        } else {
+            throw JSONError(.invalidNumber, at: offset)
+        }
+        if peek() == UInt8(ascii: ".") {
+            offset += 1
+            guard let digit = peek(), isDigit(digit) else { throw JSONError(.invalidNumber, at: offset) }
+            skipDigits()
+        }
+        if peek() == UInt8(ascii: "e") || peek() == UInt8(ascii: "E") {
+            offset += 1
+            if peek() == UInt8(ascii: "+") || peek() == UInt8(ascii: "-") { offset += 1 }
+            guard let digit = peek(), isDigit(digit) else { throw JSONError(.invalidNumber, at: offset) }
+            skipDigits()
+        }
+        return String(decoding: UnsafeBufferPointer(rebasing: bytes[start..<offset]), as: UTF8.self)
+    }
+
+    @inline(__always)
+    private func isDigit(_ byte: UInt8) -> Bool { byte &- UInt8(ascii: "0") < 10 }
+
+    @inline(__always)
+    private mutating func skipDigits() {
+        while offset < bytes.count, isDigit(bytes[offset]) { offset += 1 }
+    }
+
+    /// Parses a string at the current offset (which holds its opening quote).
+    public mutating func parseString() throws(JSONError) -> String {
+        offset += 1
+        let start = offset
+        // Fast path: plain ASCII up to the closing quote, no escapes.
+        while offset < bytes.count {
+            let byte = bytes[offset]
+            if byte == UInt8(ascii: "\"") {
+                let string = String(decoding: UnsafeBufferPointer(rebasing: bytes[start..<offset]), as: UTF8.self)
+                offset += 1
+                return string
+            }
+            if byte == UInt8(ascii: "\\") || byte < 0x20 || byte >= 0x80 { break }
+            offset += 1
+        }
+        var scratch: [UInt8] = []
+        scratch.append(contentsOf: UnsafeBufferPointer(rebasing: bytes[start..<offset]))
+        while true {
+            guard offset < bytes.count else { throw JSONError(.unexpectedEnd, at: offset) }
+            let byte = bytes[offset]
+            switch byte {
+            case UInt8(ascii: "\""):
+                offset += 1
+                return String(decoding: scratch, as: UTF8.self)
+            case UInt8(ascii: "\\"):
+                try parseEscape(into: &scratch)
+            case 0..<0x20:
+                throw JSONError(.controlCharacterInString, at: offset)
+            case 0x80...:
+                try copyUTF8Scalar(into: &scratch)
+            default:
+                scratch.append(byte)
+                offset += 1
+            }
+        }
+    }
+
+    private mutating func parseEscape(into scratch: inout [UInt8]) throws(JSONError) {
+        offset += 1
+        guard offset < bytes.count else { throw JSONError(.unexpectedEnd, at: offset) }
+        let escaped = bytes[offset]
+        offset += 1
+        switch escaped {
+        case UInt8(ascii: "\""), UInt8(ascii: "\\"), UInt8(ascii: "/"): scratch.append(escaped)
+        case UInt8(ascii: "b"): scratch.append(0x08)
+        case UInt8(ascii: "f"): scratch.append(0x0C)
+        case UInt8(ascii: "n"): scratch.append(0x0A)
+        case UInt8(ascii: "r"): scratch.append(0x0D)
+        case UInt8(ascii: "t"): scratch.append(0x09)
+        case UInt8(ascii: "u"):
+            var scalar = try parseHex4()
+            if (0xD800..<0xDC00).contains(scalar) {
+                guard offset + 1 < bytes.count, bytes[offset] == UInt8(ascii: "\\"), bytes[offset + 1] == UInt8(ascii: "u")
+                else { throw JSONError(.invalidUnicodeEscape, at: offset) }
+                offset += 2
+                let low = try parseHex4()
+                guard (0xDC00..<0xE000).contains(low) else { throw JSONError(.invalidUnicodeEscape, at: offset) }
+                scalar = 0x10000 + ((scalar - 0xD800) << 10) + (low - 0xDC00)
+            } else if (0xDC00..<0xE000).contains(scalar) {
+                throw JSONError(.invalidUnicodeEscape, at: offset)
+            }
+            scratch.append(contentsOf: UTF8.encode(Unicode.Scalar(scalar)!)!)
+        default:
+            throw JSONError(.invalidEscape, at: offset - 1)
+        }
+    }
+
+    private mutating func parseHex4() throws(JSONError) -> UInt32 {
+        guard offset + 4 <= bytes.count else { throw JSONError(.unexpectedEnd, at: offset) }
+        var value: UInt32 = 0
+        for _ in 0..<4 {
+            let byte = bytes[offset]
+            let digit: UInt8
+            switch byte {
+            case UInt8(ascii: "0")...UInt8(ascii: "9"): digit = byte - UInt8(ascii: "0")
+            case UInt8(ascii: "a")...UInt8(ascii: "f"): digit = byte - UInt8(ascii: "a") + 10
+            case UInt8(ascii: "A")...UInt8(ascii: "F"): digit = byte - UInt8(ascii: "A") + 10
+            default: throw JSONError(.invalidEscape, at: offset)
+            }
+            value = value << 4 | UInt32(digit)
+            offset += 1
+        }
+        return value
+    }
+
+    /// Validates one multi-byte UTF-8 scalar (RFC 3629 table) and copies it.
+    private mutating func copyUTF8Scalar(into scratch: inout [UInt8]) throws(JSONError) {
+        let lead = bytes[offset]
+        let length: Int
+        var lower: UInt8 = 0x80
+        var upper: UInt8 = 0xBF
+        switch lead {
+        case 0xC2...0xDF: length = 2
+        case 0xE0: (length, lower) = (3, 0xA0)
+        case 0xE1...0xEC, 0xEE...0xEF: length = 3
+        case 0xED: (length, upper) = (3, 0x9F)
+        case 0xF0: (length, lower) = (4, 0x90)
+        case 0xF1...0xF3: length = 4
+        case 0xF4: (length, upper) = (4, 0x8F)
+        default: throw JSONError(.invalidUTF8, at: offset)
+        }
+        guard offset + length <= bytes.count else { throw JSONError(.invalidUTF8, at: offset) }
+        let second = bytes[offset + 1]
+        guard second >= lower, second <= upper else { throw JSONError(.invalidUTF8, at: offset + 1) }
+        for index in 2..<max(length, 2) where bytes[offset + index] & 0xC0 != 0x80 {
+            throw JSONError(.invalidUTF8, at: offset + index)
+        }
+        scratch.append(contentsOf: UnsafeBufferPointer(rebasing: bytes[offset..<offset + length]))
+        offset += length
+    }
+}
