@@ -1,0 +1,45 @@
+/// How an ``EventPipeline`` batches, queues and retries. Every field has a default.
+public struct PipelineConfiguration: Sendable, Hashable {
+    /// The most events in one batch: a batch is written as soon as this many are queued.
+    public var maxBatchSize: Int
+    /// The longest an event waits for a batch to fill before it is written anyway.
+    public var batchInterval: Duration
+    /// The most events queued between producers and the batcher.
+    public var queueCapacity: Int
+    /// What happens when the queue is full.
+    public var overflowPolicy: OverflowPolicy
+    /// The most batches queued for one sink; a sink that falls this far behind slows the
+    /// pipeline down (backpressure) instead of growing without bound.
+    public var sinkQueueDepth: Int
+    /// How failed sink writes are retried.
+    public var retry: RetryPolicy
+
+    /// The defaults suit ingest: 1,000-event batches, 1 s interval, 100,000 queued events, `block`.
+    public init(
+        maxBatchSize: Int = 1_000,
+        batchInterval: Duration = .seconds(1),
+        queueCapacity: Int = 100_000,
+        overflowPolicy: OverflowPolicy = .block,
+        sinkQueueDepth: Int = 8,
+        retry: RetryPolicy = RetryPolicy()
+    ) {
+        precondition(maxBatchSize >= 1, "maxBatchSize must be at least 1")
+        precondition(queueCapacity >= 1, "queueCapacity must be at least 1")
+        precondition(sinkQueueDepth >= 1, "sinkQueueDepth must be at least 1")
+        precondition(batchInterval > .zero, "batchInterval must be positive")
+        self.maxBatchSize = maxBatchSize
+        self.batchInterval = batchInterval
+        self.queueCapacity = queueCapacity
+        self.overflowPolicy = overflowPolicy
+        self.sinkQueueDepth = sinkQueueDepth
+        self.retry = retry
+    }
+
+    /// For the in-app tracker: `dropOldest`, a 10,000-event queue, 100-event batches every 5 s.
+    public static let inApp = PipelineConfiguration(
+        maxBatchSize: 100,
+        batchInterval: .seconds(5),
+        queueCapacity: 10_000,
+        overflowPolicy: .dropOldest
+    )
+}

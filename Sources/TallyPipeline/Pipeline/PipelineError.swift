@@ -1,0 +1,29 @@
+/// An error from the pipeline itself, with a stable ``Code`` to match on.
+public struct PipelineError: Error, Sendable, Hashable, CustomStringConvertible {
+    /// What went wrong, stable across releases.
+    public struct Code: Sendable, Hashable, CustomStringConvertible {
+        private enum Base: String { case closed, alreadyRunning }
+        private let base: Base
+        private init(_ base: Base) { self.base = base }
+
+        /// The pipeline is shutting down or shut down, and takes no more events.
+        public static let closed = Code(.closed)
+        /// `run()` was called twice.
+        public static let alreadyRunning = Code(.alreadyRunning)
+
+        public var description: String { base.rawValue }
+    }
+
+    /// The kind of error.
+    public var code: Code
+    /// A human explanation.
+    public var message: String
+
+    /// Creates an error.
+    public init(code: Code, message: String) {
+        self.code = code
+        self.message = message
+    }
+
+    public var description: String { "PipelineError(\(code)): \(message)" }
+}

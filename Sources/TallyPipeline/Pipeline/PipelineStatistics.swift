@@ -1,0 +1,42 @@
+/// What the pipeline did so far: every event `track()` or `send` handed over is in exactly one of
+/// ``accepted``, ``dropped`` or ``refusedAfterShutdown``; every accepted event ends up queued,
+/// delivered by each sink, or dead-lettered.
+public struct PipelineStatistics: Sendable, Hashable {
+    /// Events taken into the queue.
+    public var accepted: UInt64
+    /// Events lost to a full queue (`dropOldest` evictions, or `track()` refused under `block`).
+    public var dropped: UInt64
+    /// Events offered after shutdown began.
+    public var refusedAfterShutdown: UInt64
+    /// Events in the queue now.
+    public var queued: Int
+    /// Events each sink took, by sink name.
+    public var delivered: [String: UInt64]
+    /// Failed writes that were tried again.
+    public var retries: UInt64
+    /// Events handed to the dead-letter sink after the last retry.
+    public var deadLettered: UInt64
+    /// Events the dead-letter sink could not store either (logged at `critical`).
+    public var lost: UInt64
+
+    /// Creates statistics.
+    public init(
+        accepted: UInt64 = 0,
+        dropped: UInt64 = 0,
+        refusedAfterShutdown: UInt64 = 0,
+        queued: Int = 0,
+        delivered: [String: UInt64] = [:],
+        retries: UInt64 = 0,
+        deadLettered: UInt64 = 0,
+        lost: UInt64 = 0
+    ) {
+        self.accepted = accepted
+        self.dropped = dropped
+        self.refusedAfterShutdown = refusedAfterShutdown
+        self.queued = queued
+        self.delivered = delivered
+        self.retries = retries
+        self.deadLettered = deadLettered
+        self.lost = lost
+    }
+}

@@ -1,0 +1,102 @@
+import Logging
+import TallyCore
+
+/// Feeds one sink from its own bounded queue, retrying failed writes and dead-lettering what
+/// cannot be written, so that one failing sink never holds up another.
+struct SinkWorker: Sendable {
+    let sink: any EventSink
+    let queue: AsyncBoundedQueue<SinkWork>
+    let retry: RetryPolicy
+    let clock: any Clock<Duration>
+    let deadLetters: any DeadLetterSink
+    let counters: Locked<SinkCounters>
+    let logger: Logger
+
+    /// Processes work until the queue is finished, then shuts the sink down.
+    func run() async {
+        var random = SystemRandomNumberGenerator()
+        while let work = await queue.next() {
+            switch work {
+            case .batch(let events):
+                await deliver(events, random: &random)
+            case .flush(let ticket):
+                do {
+                    try await sink.flush()
+                } catch {
+                    logger.error("sink flush failed", metadata: ["tally.sink": "\(sink.name)", "error": "\(error)"])
+                }
+                ticket.partDone()
+            }
+        }
+        do {
+            try await sink.shutdown()
+        } catch {
+            logger.error("sink shutdown failed", metadata: ["tally.sink": "\(sink.name)", "error": "\(error)"])
+        }
+    }
+
+    private func deliver(_ events: [EventEnvelope], random: inout SystemRandomNumberGenerator) async {
+        var attempt = 0
+        while true {
+            attempt += 1
+            do {
+                try await sink.write(events)
+                counters.withLock { $0.delivered[sink.name, default: 0] += UInt64(events.count) }
+                return
+            } catch {
+                guard attempt < retry.maxAttempts, !Task.isCancelled else {
+                    await deadLetter(events, reason: "\(error)", attempts: attempt)
+                    return
+                }
+                let backoff = retry.jitteredBackoff(afterAttempt: attempt, using: &random)
+                logger.warning(
+                    "sink write failed, retrying",
+                    metadata: [
+                        "tally.sink": "\(sink.name)", "tally.attempt": "\(attempt)",
+                        "tally.backoff": "\(backoff)", "error": "\(error)",
+                    ]
+                )
+                counters.withLock { $0.retries += 1 }
+                do {
+                    try await clock.sleep(for: backoff)
+                } catch {
+                    // Cancelled: no time left to wait, so keep the batch rather than retry.
+                    await deadLetter(events, reason: "cancelled while retrying", attempts: attempt)
+                    return
+                }
+            }
+        }
+    }
+
+    private func deadLetter(_ events: [EventEnvelope], reason: String, attempts: Int) async {
+        let letter = DeadLetter(
+            events: events,
+            sinkName: sink.name,
+            reason: reason,
+            attempts: attempts,
+            failedAt: .now()
+        )
+        logger.error(
+            "sink write failed for good, batch dead-lettered",
+            metadata: ["tally.sink": "\(sink.name)", "tally.events": "\(events.count)", "tally.reason": "\(reason)"]
+        )
+        do {
+            try await deadLetters.store(letter)
+            counters.withLock { $0.deadLettered += UInt64(events.count) }
+        } catch {
+            counters.withLock { $0.lost += UInt64(events.count) }
+            logger.critical(
+                "dead-letter sink failed: events lost",
+                metadata: ["tally.sink": "\(sink.name)", "tally.events": "\(events.count)", "error": "\(error)"]
+            )
+        }
+    }
+}
+
+/// What the sink workers count.
+struct SinkCounters: Sendable {
+    var delivered: [String: UInt64] = [:]
+    var retries: UInt64 = 0
+    var deadLettered: UInt64 = 0
+    var lost: UInt64 = 0
+}

@@ -1,0 +1,30 @@
+public import TallyCore
+
+/// Where batches of events go: stdout, a file store, PostgreSQL, a test double.
+///
+/// The pipeline calls one sink from one task at a time, in batch order, so implementations need
+/// no locking of their own for ordering. A thrown error from ``write(_:)`` makes the pipeline retry
+/// the same batch (same events, same ids: sinks must tolerate seeing a batch again) and finally
+/// dead-letter it; it never stops the pipeline or the other sinks.
+public protocol EventSink: Sendable {
+    /// A short name for logs, statistics and dead letters (`file`, `stdout`, `postgres`).
+    var name: String { get }
+
+    /// Writes one batch. Return only once the sink has taken the events; durability may wait for
+    /// ``flush()``.
+    func write(_ batch: [EventEnvelope]) async throws
+
+    /// Makes everything written so far durable (fsync, commit).
+    func flush() async throws
+
+    /// Flushes and releases resources. Called once, after the last write.
+    func shutdown() async throws
+}
+
+extension EventSink {
+    /// Nothing to make durable.
+    public func flush() async throws {}
+
+    /// Flushes; nothing else to release.
+    public func shutdown() async throws { try await flush() }
+}

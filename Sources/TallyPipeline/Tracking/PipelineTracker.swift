@@ -1,0 +1,56 @@
+public import TallyCore
+public import Tracking
+
+/// The `TrackerContract` feature modules are given: `track()` stamps an id and a timestamp and
+/// hands the event to the pipeline without waiting, whatever the pipeline is doing.
+///
+/// Cheap to copy; copies share the id generator and the identity.
+public struct PipelineTracker: TrackerContract, Sendable {
+    private struct State {
+        var generator: UUIDv7Generator
+        var identity: TrackerIdentity
+    }
+
+    private let buffer: EventBuffer
+    private let state: Locked<State>
+    /// The feature stamped on every event, when the tracker was made for one.
+    public let feature: String?
+    /// App and device facts stamped on every event.
+    public let context: EventContext?
+
+    init(buffer: EventBuffer, feature: String?, identity: TrackerIdentity, context: EventContext?) {
+        self.buffer = buffer
+        self.feature = feature
+        self.context = context
+        state = Locked(State(generator: UUIDv7Generator(), identity: identity))
+    }
+
+    /// Tracks an event: never blocks. If the queue is full under `dropOldest`, the oldest queued event
+    /// makes room; after shutdown the event is refused. Both are counted in ``EventPipeline/statistics``.
+    public func track(_ event: any TrackingEventContract) {
+        let now = Timestamp.now()
+        let (id, identity) = state.withLock { state in
+            (state.generator.next(at: now), state.identity)
+        }
+        _ = buffer.offer(
+            EventEnvelope(
+                eventID: id,
+                name: event.name,
+                feature: feature,
+                properties: EventProperties(strings: event.properties),
+                occurredAt: now,
+                receivedAt: now,
+                userID: identity.userID,
+                anonymousID: identity.anonymousID,
+                sessionID: identity.sessionID,
+                context: context
+            )
+        )
+    }
+
+    /// The identity stamped on events from now on.
+    public var identity: TrackerIdentity {
+        get { state.withLock { $0.identity } }
+        nonmutating set { state.withLock { $0.identity = newValue } }
+    }
+}

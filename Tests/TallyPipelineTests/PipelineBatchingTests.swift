@@ -1,0 +1,163 @@
+import TallyCore
+import TallyPipeline
+import Testing
+
+/// Batching, retries and dead letters on a manual clock: no sleeps, no timing assumptions.
+@Suite("Pipeline batching and retries (manual clock)")
+struct PipelineBatchingTests {
+    static func configuration(
+        batch: Int = 10,
+        interval: Duration = .seconds(5),
+        retry: RetryPolicy = RetryPolicy(jitter: 0)
+    ) -> PipelineConfiguration {
+        PipelineConfiguration(maxBatchSize: batch, batchInterval: interval, queueCapacity: 1_000, retry: retry)
+    }
+
+    @Test("a full batch is written at once, without waiting for the interval")
+    func flushByCount() async throws {
+        let clock = ManualClock()
+        let sink = InMemorySink()
+        let pipeline = EventPipeline(sinks: [sink], configuration: Self.configuration(), clock: clock)
+        try await pipeline.running {
+            try await pipeline.send(contentsOf: TestEvents.events(count: 25))
+            await sink.waitForEvents(count: 20)
+            #expect(sink.batches.map(\.count) == [10, 10])
+            #expect(clock.now.offset == .zero, "no time passed")
+        }
+        #expect(sink.batches.map(\.count) == [10, 10, 5], "shutdown drains the partial batch")
+    }
+
+    @Test("a partial batch is written when the interval passes")
+    func flushByInterval() async throws {
+        let clock = ManualClock()
+        let sink = InMemorySink()
+        let pipeline = EventPipeline(sinks: [sink], configuration: Self.configuration(), clock: clock)
+        try await pipeline.running {
+            try await pipeline.send(contentsOf: TestEvents.events(count: 3))
+            await clock.waitForSleepers(count: 1)
+            #expect(sink.eventCount == 0)
+            clock.advance(by: .seconds(4))
+            #expect(sink.eventCount == 0)
+            clock.advance(by: .seconds(1))
+            await sink.waitForEvents(count: 3)
+            #expect(sink.batches.map(\.count) == [3])
+        }
+    }
+
+    @Test("flush() returns once everything sent before it is written and the sinks flushed")
+    func explicitFlush() async throws {
+        let sink = InMemorySink()
+        let pipeline = EventPipeline(sinks: [sink], configuration: Self.configuration(), clock: ManualClock())
+        try await pipeline.running {
+            try await pipeline.send(contentsOf: TestEvents.events(count: 7))
+            await pipeline.flush()
+            #expect(sink.eventCount == 7)
+            #expect(sink.flushCount == 1)
+        }
+    }
+
+    @Test("a failed write is retried with exponential backoff, then succeeds")
+    func retryWithBackoff() async throws {
+        let clock = ManualClock()
+        let sink = InMemorySink()
+        sink.fail(with: SinkDown(), times: 3)
+        let retry = RetryPolicy(maxAttempts: 5, initialBackoff: .milliseconds(100), multiplier: 2, jitter: 0)
+        let deadLetters = InMemoryDeadLetterSink()
+        let pipeline = EventPipeline(
+            sinks: [sink],
+            deadLetters: deadLetters,
+            configuration: Self.configuration(interval: .seconds(3600), retry: retry),
+            clock: clock
+        )
+        try await pipeline.running {
+            try await pipeline.send(contentsOf: TestEvents.events(count: 10))
+            for (attempt, backoff) in [100, 200, 400].map(Duration.milliseconds).enumerated() {
+                // The ticker sleeps too: wait for it and the retry.
+                await clock.waitForSleepers(count: 2)
+                #expect(sink.writeAttempts == attempt + 1)
+                clock.advance(by: backoff - .milliseconds(1))
+                #expect(sink.writeAttempts == attempt + 1, "not retried before its backoff")
+                clock.advance(by: .milliseconds(1))
+            }
+            await sink.waitForEvents(count: 10)
+        }
+        #expect(sink.writeAttempts == 4)
+        #expect(clock.requestedSleeps.filter { $0 < .seconds(3600) } == [100, 200, 400].map(Duration.milliseconds))
+        #expect(deadLetters.letters.isEmpty)
+        #expect(pipeline.statistics.retries == 3)
+    }
+
+    @Test("jitter shortens each wait by at most its fraction")
+    func jitterStaysInRange() {
+        let policy = RetryPolicy(initialBackoff: .milliseconds(100), multiplier: 2, maxBackoff: .seconds(1), jitter: 0.5)
+        var generator = SystemRandomNumberGenerator()
+        for attempt in 1...6 {
+            let base = policy.backoff(afterAttempt: attempt)
+            #expect(base == min(.milliseconds(100) * (1 << (attempt - 1)), .seconds(1)))
+            for _ in 0..<100 {
+                let wait = policy.jitteredBackoff(afterAttempt: attempt, using: &generator)
+                #expect(wait <= base && wait >= base / 2)
+            }
+        }
+    }
+
+    @Test("after the last retry the batch goes to the dead-letter sink with the reason")
+    func deadLetterAfterRetryLimit() async throws {
+        let clock = ManualClock()
+        let sink = InMemorySink(name: "flaky")
+        sink.fail(with: SinkDown())
+        let deadLetters = InMemoryDeadLetterSink()
+        let retry = RetryPolicy(maxAttempts: 3, initialBackoff: .seconds(1), jitter: 0)
+        let pipeline = EventPipeline(
+            sinks: [sink],
+            deadLetters: deadLetters,
+            configuration: Self.configuration(interval: .seconds(3600), retry: retry),
+            clock: clock
+        )
+        try await pipeline.running {
+            try await pipeline.send(contentsOf: TestEvents.events(count: 10))
+            for backoff in [1, 2].map(Duration.seconds) {
+                await clock.waitForSleepers(count: 2)
+                clock.advance(by: backoff)
+            }
+            await deadLetters.waitForLetters(count: 1)
+        }
+        let letter = try #require(deadLetters.letters.first)
+        #expect(letter.events.map(\.eventID) == TestEvents.events(count: 10).map(\.eventID))
+        #expect(letter.sinkName == "flaky")
+        #expect(letter.reason == "sink is down")
+        #expect(letter.attempts == 3)
+        #expect(sink.eventCount == 0)
+        #expect(pipeline.statistics.deadLettered == 10)
+    }
+
+    @Test("a failing sink does not delay a healthy one")
+    func failingSinkDoesNotDelayHealthy() async throws {
+        let clock = ManualClock()
+        let failing = InMemorySink(name: "failing")
+        failing.fail(with: SinkDown())
+        let healthy = InMemorySink(name: "healthy")
+        let deadLetters = InMemoryDeadLetterSink()
+        let retry = RetryPolicy(maxAttempts: 3, initialBackoff: .seconds(60), jitter: 0)
+        let pipeline = EventPipeline(
+            sinks: [failing, healthy],
+            deadLetters: deadLetters,
+            configuration: Self.configuration(interval: .seconds(3600), retry: retry),
+            clock: clock
+        )
+        try await pipeline.running {
+            try await pipeline.send(contentsOf: TestEvents.events(count: 50))
+            // The failing sink is stuck in its first backoff; time never moves, yet all five
+            // batches reach the healthy sink.
+            await healthy.waitForEvents(count: 50)
+            #expect(healthy.batches.count == 5)
+            #expect(failing.writeAttempts == 1)
+            #expect(clock.now.offset == .zero)
+            // Let the failing sink give up so that shutdown does not wait for it.
+            failing.fail(with: nil)
+            clock.advance(by: .seconds(60))
+        }
+        #expect(healthy.eventCount == 50)
+        #expect(failing.eventCount + Int(pipeline.statistics.deadLettered) == 50)
+    }
+}
