@@ -1,0 +1,99 @@
+public import ArgumentParser
+public import Logging
+import ServiceLifecycle
+import TallyCore
+import TallyFileStore
+public import TallyPipeline
+
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Darwin)
+import Darwin
+#endif
+
+/// Runs the Examples feature's events through the pipeline into the file store and stdout.
+@main
+struct EpisodeDemoCommand: AsyncParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "episode-demo",
+        abstract: "Track the Episode feature's events through the tally pipeline into the file store.",
+        discussion: """
+            Simulates users opening the episode list and selecting episodes. Every event goes through the \
+            batching pipeline (in-app settings: dropOldest, never blocking) into the file store under the data \
+            directory and, unless --no-stdout, to stdout. SIGTERM or SIGINT stops it gracefully: everything \
+            tracked is written before it exits. The last line on stderr is the pipeline's statistics.
+
+            Examples:
+              episode-demo                            # 20 screen visits into ./tally-data and stdout
+              episode-demo --visits 1000 --no-stdout  # more events, quietly
+              episode-demo --until-signal             # track until Ctrl-C
+            """
+    )
+
+    @Option(name: .long, help: "Data directory of the file store (default: $TALLY_DATA_DIR, else ./tally-data).")
+    var dataDir: String = FileStoreLayout.defaultRoot
+
+    @Option(name: .long, help: "Screen visits to simulate.")
+    var visits: Int = 20
+
+    @Flag(name: .long, help: "Keep tracking until SIGTERM/SIGINT instead of stopping after --visits.")
+    var untilSignal = false
+
+    @Flag(name: .long, help: "Do not write events to stdout.")
+    var noStdout = false
+
+    @Option(name: .long, help: "stdout format: human or ndjson (default: human on a terminal, else ndjson).")
+    var format: StdoutSink.Format?
+
+    @Option(name: .long, help: "Log level: trace, debug, info, notice, warning, error, critical.")
+    var logLevel: Logger.Level = .notice
+
+    func validate() throws {
+        guard visits >= 1 else { throw ValidationError("--visits must be at least 1.") }
+        guard !dataDir.isEmpty else { throw ValidationError("--data-dir must not be empty.") }
+    }
+
+    func run() async throws {
+        let level = logLevel
+        LoggingSystem.bootstrap { label in
+            var handler = StreamLogHandler.standardError(label: label)
+            handler.logLevel = level
+            return handler
+        }
+        let logger = Logger(label: "episode-demo")
+        var sinks: [any EventSink] = [FileSink(directory: dataDir, logger: logger)]
+        if !noStdout { sinks.append(StdoutSink(format: format)) }
+        let pipeline = EventPipeline(
+            sinks: sinks,
+            deadLetters: FileDeadLetterSink(directory: dataDir),
+            configuration: .inApp,
+            logger: logger
+        )
+        let app = EpisodeDemoApp(
+            tracker: pipeline.tracker(feature: "episode", identity: TrackerIdentity(anonymousID: "demo-install")),
+            visits: untilSignal ? nil : visits,
+            logger: logger
+        )
+        let group = ServiceGroup(
+            configuration: ServiceGroupConfiguration(
+                services: [
+                    .init(service: pipeline),
+                    .init(service: app, successTerminationBehavior: .gracefullyShutdownGroup),
+                ],
+                gracefulShutdownSignals: [.sigterm, .sigint],
+                logger: logger
+            )
+        )
+        try await group.run()
+        let statistics = pipeline.statistics
+        let report =
+            "episode-demo: accepted=\(statistics.accepted) dropped=\(statistics.dropped) "
+            + "delivered_file=\(statistics.delivered["file", default: 0]) dead_lettered=\(statistics.deadLettered) "
+            + "lost=\(statistics.lost) data_dir=\(dataDir)\n"
+        try? FileDescriptorWriter.writeAll(Array(report.utf8), to: STDERR_FILENO, path: "<stderr>")
+        if statistics.deadLettered > 0 || statistics.lost > 0 { throw ExitCode(1) }
+    }
+}
+
+extension StdoutSink.Format: ExpressibleByArgument {}
+extension Logger.Level: @retroactive ExpressibleByArgument {}

@@ -1,0 +1,49 @@
+#if canImport(Darwin)
+import Darwin
+#elseif canImport(Glibc)
+import Glibc
+#elseif canImport(Musl)
+import Musl
+#endif
+import TallyCore
+public import TallyPipeline
+
+/// Keeps dead letters in the file store: one NDJSON line per event, in a file per UTC day of
+/// failure, written and fsynced before ``store(_:)`` returns.
+///
+/// `{"failed_at":"…","sink":"postgres","reason":"…","attempts":5,"event":{…the envelope…}}`
+public actor FileDeadLetterSink: DeadLetterSink {
+    /// Where the files go.
+    public nonisolated let layout: FileStoreLayout
+
+    /// A dead-letter sink under `directory` (created when missing).
+    public init(directory: String = FileStoreLayout.defaultRoot) {
+        layout = FileStoreLayout(root: directory)
+    }
+
+    public func store(_ letter: DeadLetter) async throws {
+        var bytes: [UInt8] = []
+        for event in letter.events {
+            bytes.append(contentsOf: #"{"failed_at":""#.utf8)
+            letter.failedAt.appendRFC3339(to: &bytes)
+            bytes.append(contentsOf: #"","sink":"#.utf8)
+            JSONWriter.appendString(letter.sinkName, to: &bytes)
+            bytes.append(contentsOf: #","reason":"#.utf8)
+            JSONWriter.appendString(letter.reason, to: &bytes)
+            bytes.append(contentsOf: #","attempts":"#.utf8)
+            JSONWriter.appendInteger(Int64(letter.attempts), to: &bytes)
+            bytes.append(contentsOf: #","event":"#.utf8)
+            event.appendNDJSON(to: &bytes)
+            bytes.removeLast()  // the envelope's newline
+            bytes.append(contentsOf: "}\n".utf8)
+        }
+        try FileStoreLayout.makeDirectories(layout.deadLetterDirectory)
+        let path = layout.deadLetterFile(day: letter.failedAt.utcDate)
+        let descriptor = systemOpen(path, O_WRONLY | O_APPEND | O_CREAT | O_CLOEXEC, 0o644)
+        guard descriptor >= 0 else { throw IOError(operation: "open", path: path, errno: errno) }
+        defer { close(descriptor) }
+        try FileDescriptorWriter.writeAll(bytes, to: descriptor, path: path)
+        if fsync(descriptor) != 0 { throw IOError(operation: "fsync", path: path, errno: errno) }
+        try FileSink.syncDirectory(layout.deadLetterDirectory)
+    }
+}

@@ -1,0 +1,119 @@
+#if canImport(Darwin)
+import Darwin
+#elseif canImport(Glibc)
+import Glibc
+#elseif canImport(Musl)
+import Musl
+#endif
+public import TallyCore
+
+/// Where the file store keeps things under its data directory.
+///
+/// ```
+/// tally-data/
+///   events/events-2026-11-22.ndjson       one file per UTC day of occurred_at
+///   events/events-2026-11-22.1.ndjson     the next segment, once the first reached the size limit
+///   dead-letter/dead-letter-2026-11-22.ndjson
+/// ```
+public struct FileStoreLayout: Sendable, Hashable {
+    /// The data directory.
+    public let root: String
+
+    /// A layout rooted at `root`.
+    public init(root: String) {
+        self.root = root.count > 1 && root.hasSuffix("/") ? String(root.dropLast()) : root
+    }
+
+    /// The default data directory: `$TALLY_DATA_DIR`, else `./tally-data`.
+    public static var defaultRoot: String {
+        if let value = getenv("TALLY_DATA_DIR"), value[0] != 0 { return String(cString: value) }
+        return "tally-data"
+    }
+
+    /// Holds the event files.
+    public var eventsDirectory: String { root + "/events" }
+    /// Holds the dead-letter files.
+    public var deadLetterDirectory: String { root + "/dead-letter" }
+
+    /// The path of segment `segment` of `day`'s event file.
+    public func eventFile(day: CivilDate, segment: Int) -> String {
+        eventsDirectory + "/" + Self.fileName(prefix: "events", day: day, segment: segment)
+    }
+
+    /// The path of `day`'s dead-letter file.
+    public func deadLetterFile(day: CivilDate) -> String {
+        deadLetterDirectory + "/" + Self.fileName(prefix: "dead-letter", day: day, segment: 0)
+    }
+
+    static func fileName(prefix: String, day: CivilDate, segment: Int) -> String {
+        segment == 0 ? "\(prefix)-\(day.isoString).ndjson" : "\(prefix)-\(day.isoString).\(segment).ndjson"
+    }
+
+    /// One event file found on disk.
+    public struct Segment: Sendable, Hashable, Comparable {
+        /// The UTC day its events occurred on.
+        public var day: CivilDate
+        /// 0 for the first file of the day.
+        public var number: Int
+        /// Its path.
+        public var path: String
+
+        public static func < (lhs: Segment, rhs: Segment) -> Bool {
+            (lhs.day.daysSinceEpoch, lhs.number) < (rhs.day.daysSinceEpoch, rhs.number)
+        }
+    }
+
+    /// The event files on disk, oldest day first, segments in order. Other files are ignored.
+    public func eventSegments() throws(IOError) -> [Segment] {
+        try Self.listDirectory(eventsDirectory).compactMap { name in
+            Self.parseSegment(name: name, prefix: "events").map {
+                Segment(day: $0.day, number: $0.number, path: eventsDirectory + "/" + name)
+            }
+        }.sorted()
+    }
+
+    /// Parses `events-YYYY-MM-DD[.N].ndjson`.
+    static func parseSegment(name: String, prefix: String) -> (day: CivilDate, number: Int)? {
+        guard name.hasPrefix(prefix + "-"), name.hasSuffix(".ndjson") else { return nil }
+        let middle = name.dropFirst(prefix.count + 1).dropLast(".ndjson".count)
+        let parts = middle.split(separator: ".", omittingEmptySubsequences: false)
+        guard parts.count == 1 || parts.count == 2 else { return nil }
+        let dateParts = parts[0].split(separator: "-")
+        guard dateParts.count == 3, let year = Int64(dateParts[0]), let month = Int64(dateParts[1]),
+            let day = Int64(dateParts[2])
+        else { return nil }
+        let date = CivilDate(year: year, month: month, day: day)
+        guard date.isValid, date.isoString == parts[0] else { return nil }
+        if parts.count == 1 { return (date, 0) }
+        guard let number = Int(parts[1]), number > 0, String(number) == parts[1] else { return nil }
+        return (date, number)
+    }
+
+    /// The names in `path`; an empty list when it does not exist.
+    static func listDirectory(_ path: String) throws(IOError) -> [String] {
+        guard let directory = opendir(path) else {
+            if errno == ENOENT { return [] }
+            throw IOError(operation: "opendir", path: path, errno: errno)
+        }
+        defer { closedir(directory) }
+        var names: [String] = []
+        while let entry = readdir(directory) {
+            let name = withUnsafeBytes(of: entry.pointee.d_name) { raw in
+                String(cString: raw.baseAddress!.assumingMemoryBound(to: CChar.self))
+            }
+            if name != "." && name != ".." { names.append(name) }
+        }
+        return names
+    }
+
+    /// Creates `path` and its parents (mode 0755), like `mkdir -p`.
+    public static func makeDirectories(_ path: String) throws(IOError) {
+        var current = path.hasPrefix("/") ? "" : "."
+        for component in path.split(separator: "/") {
+            current += "/" + component
+            if mkdir(current, 0o755) != 0 && errno != EEXIST {
+                throw IOError(operation: "mkdir", path: current, errno: errno)
+            }
+        }
+    }
+}
