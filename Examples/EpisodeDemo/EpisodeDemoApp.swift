@@ -26,7 +26,7 @@ struct EpisodeDemoApp: Service {
                     viewModel.select(episodes.randomElement(using: &generator)!)
                 }
             }
-            if visits == nil && visit % 256 == 0 {
+            if visits == nil && visit % 32 == 0 {
                 // A user taps a few times a second, not millions: keep the pace of a busy app.
                 try? await Task.sleep(for: .milliseconds(1))
             }

@@ -19,10 +19,14 @@ struct PipelineBatchingTests {
         let sink = InMemorySink()
         let pipeline = EventPipeline(sinks: [sink], configuration: Self.configuration(), clock: clock)
         try await pipeline.running {
-            try await pipeline.send(contentsOf: TestEvents.events(count: 25))
+            try await pipeline.send(contentsOf: TestEvents.events(count: 20))
             await sink.waitForEvents(count: 20)
             #expect(sink.batches.map(\.count) == [10, 10])
             #expect(clock.now.offset == .zero, "no time passed")
+            // Less than a batch waits for the interval (which never comes here).
+            try await pipeline.send(contentsOf: TestEvents.events(count: 5))
+            for _ in 0..<100 { await Task.yield() }
+            #expect(sink.eventCount == 20)
         }
         #expect(sink.batches.map(\.count) == [10, 10, 5], "shutdown drains the partial batch")
     }

@@ -1,9 +1,9 @@
 #if canImport(Darwin)
-import Darwin
+public import Darwin
 #elseif canImport(Glibc)
-import Glibc
+public import Glibc
 #elseif canImport(Musl)
-import Musl
+public import Musl
 #endif
 
 /// A value protected by a mutex.
@@ -12,16 +12,20 @@ import Musl
 /// across an `await`. `Synchronization.Mutex` would do, but it needs macOS 15 / iOS 18 and the
 /// in-app pipeline targets older systems; this is the same idea on `os_unfair_lock` / `pthread_mutex`.
 public final class Locked<State>: @unchecked Sendable {
+    // Inlinable so that callers in other modules get a specialized, closure-free lock path.
     #if canImport(Darwin)
-    private let mutex: UnsafeMutablePointer<os_unfair_lock>
+    @usableFromInline let mutex: UnsafeMutablePointer<os_unfair_lock>
     #else
-    private let mutex: UnsafeMutablePointer<pthread_mutex_t>
+    @usableFromInline let mutex: UnsafeMutablePointer<pthread_mutex_t>
     #endif
-    private var state: State
+    // The state lives behind a pointer rather than in a stored `var`: class properties pay for
+    // dynamic exclusivity checks on every `inout` access, which doubled the cost of an enqueue.
+    @usableFromInline let state: UnsafeMutablePointer<State>
 
     /// Wraps `state` in a new lock.
     public init(_ state: State) {
-        self.state = state
+        self.state = .allocate(capacity: 1)
+        self.state.initialize(to: state)
         #if canImport(Darwin)
         mutex = .allocate(capacity: 1)
         mutex.initialize(to: os_unfair_lock())
@@ -39,10 +43,12 @@ public final class Locked<State>: @unchecked Sendable {
         #endif
         mutex.deinitialize(count: 1)
         mutex.deallocate()
+        state.deinitialize(count: 1)
+        state.deallocate()
     }
 
     /// Runs `body` with exclusive access to the state. Never `await` or block inside `body`.
-    @inline(__always)
+    @inlinable @inline(__always)
     public func withLock<Result>(_ body: (inout State) throws -> Result) rethrows -> Result {
         #if canImport(Darwin)
         os_unfair_lock_lock(mutex)
@@ -51,6 +57,6 @@ public final class Locked<State>: @unchecked Sendable {
         pthread_mutex_lock(mutex)
         defer { pthread_mutex_unlock(mutex) }
         #endif
-        return try body(&state)
+        return try body(&state.pointee)
     }
 }

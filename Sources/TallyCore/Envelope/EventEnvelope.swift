@@ -3,31 +3,171 @@
 /// Only ``name`` and ``occurredAt`` are required of producers; the pipeline stamps
 /// ``eventID`` once (it never changes, so retries and re-runs deduplicate) and
 /// ``receivedAt`` when the event enters it.
+///
+/// A value type with copy-on-write storage: an envelope is one pointer wide, so queues, batches
+/// and fan-out to several sinks move pointers, not 250 bytes of fields.
 public struct EventEnvelope: Hashable, Sendable {
+    @usableFromInline
+    final class Storage: @unchecked Sendable {
+        @usableFromInline var eventID: EventID
+        @usableFromInline var name: String
+        @usableFromInline var feature: String?
+        @usableFromInline var properties: EventProperties
+        @usableFromInline var occurredAt: Timestamp
+        @usableFromInline var sentAt: Timestamp?
+        @usableFromInline var receivedAt: Timestamp?
+        @usableFromInline var userID: String?
+        @usableFromInline var anonymousID: String?
+        @usableFromInline var sessionID: String?
+        @usableFromInline var context: EventContext?
+        @usableFromInline var schemaVersion: String?
+
+        @usableFromInline
+        init(
+            eventID: EventID,
+            name: String,
+            feature: String?,
+            properties: EventProperties,
+            occurredAt: Timestamp,
+            sentAt: Timestamp?,
+            receivedAt: Timestamp?,
+            userID: String?,
+            anonymousID: String?,
+            sessionID: String?,
+            context: EventContext?,
+            schemaVersion: String?
+        ) {
+            self.eventID = eventID
+            self.name = name
+            self.feature = feature
+            self.properties = properties
+            self.occurredAt = occurredAt
+            self.sentAt = sentAt
+            self.receivedAt = receivedAt
+            self.userID = userID
+            self.anonymousID = anonymousID
+            self.sessionID = sessionID
+            self.context = context
+            self.schemaVersion = schemaVersion
+        }
+
+        @usableFromInline
+        func copy() -> Storage {
+            Storage(
+                eventID: eventID,
+                name: name,
+                feature: feature,
+                properties: properties,
+                occurredAt: occurredAt,
+                sentAt: sentAt,
+                receivedAt: receivedAt,
+                userID: userID,
+                anonymousID: anonymousID,
+                sessionID: sessionID,
+                context: context,
+                schemaVersion: schemaVersion
+            )
+        }
+    }
+
+    @usableFromInline var storage: Storage
+
     /// The event's identity: a UUIDv7 minted at `track()`, or derived from an input line's bytes.
-    public var eventID: EventID
+    @inlinable public var eventID: EventID {
+        get { storage.eventID }
+        set {
+            if !isKnownUniquelyReferenced(&storage) { storage = storage.copy() }
+            storage.eventID = newValue
+        }
+    }
     /// `episode_list_viewed`: lowercase snake_case, `{screen}_{action}`.
-    public var name: String
+    @inlinable public var name: String {
+        get { storage.name }
+        set {
+            if !isKnownUniquelyReferenced(&storage) { storage = storage.copy() }
+            storage.name = newValue
+        }
+    }
     /// The feature module (`episode`); resolved from the registry when absent.
-    public var feature: String?
+    @inlinable public var feature: String? {
+        get { storage.feature }
+        set {
+            if !isKnownUniquelyReferenced(&storage) { storage = storage.copy() }
+            storage.feature = newValue
+        }
+    }
     /// String keys to scalar values.
-    public var properties: EventProperties
+    @inlinable public var properties: EventProperties {
+        get { storage.properties }
+        set {
+            if !isKnownUniquelyReferenced(&storage) { storage = storage.copy() }
+            storage.properties = newValue
+        }
+    }
     /// Device time: when the event happened.
-    public var occurredAt: Timestamp
+    @inlinable public var occurredAt: Timestamp {
+        get { storage.occurredAt }
+        set {
+            if !isKnownUniquelyReferenced(&storage) { storage = storage.copy() }
+            storage.occurredAt = newValue
+        }
+    }
     /// Upload time, when a client batches events before sending them.
-    public var sentAt: Timestamp?
+    @inlinable public var sentAt: Timestamp? {
+        get { storage.sentAt }
+        set {
+            if !isKnownUniquelyReferenced(&storage) { storage = storage.copy() }
+            storage.sentAt = newValue
+        }
+    }
     /// Pipeline time: when tally accepted the event.
-    public var receivedAt: Timestamp?
+    @inlinable public var receivedAt: Timestamp? {
+        get { storage.receivedAt }
+        set {
+            if !isKnownUniquelyReferenced(&storage) { storage = storage.copy() }
+            storage.receivedAt = newValue
+        }
+    }
     /// The signed-in user, if any.
-    public var userID: String?
+    @inlinable public var userID: String? {
+        get { storage.userID }
+        set {
+            if !isKnownUniquelyReferenced(&storage) { storage = storage.copy() }
+            storage.userID = newValue
+        }
+    }
     /// A stable per-install id for users who are not signed in.
-    public var anonymousID: String?
+    @inlinable public var anonymousID: String? {
+        get { storage.anonymousID }
+        set {
+            if !isKnownUniquelyReferenced(&storage) { storage = storage.copy() }
+            storage.anonymousID = newValue
+        }
+    }
     /// The app session.
-    public var sessionID: String?
+    @inlinable public var sessionID: String? {
+        get { storage.sessionID }
+        set {
+            if !isKnownUniquelyReferenced(&storage) { storage = storage.copy() }
+            storage.sessionID = newValue
+        }
+    }
     /// App and device facts.
-    public var context: EventContext?
+    @inlinable public var context: EventContext? {
+        get { storage.context }
+        set {
+            if !isKnownUniquelyReferenced(&storage) { storage = storage.copy() }
+            storage.context = newValue
+        }
+    }
     /// SchemaVer `MODEL-REVISION-ADDITION` of the event's schema; latest registered when absent.
-    public var schemaVersion: String?
+    @inlinable public var schemaVersion: String? {
+        get { storage.schemaVersion }
+        set {
+            if !isKnownUniquelyReferenced(&storage) { storage = storage.copy() }
+            storage.schemaVersion = newValue
+        }
+    }
 
     /// Creates an envelope.
     public init(
@@ -44,20 +184,53 @@ public struct EventEnvelope: Hashable, Sendable {
         context: EventContext? = nil,
         schemaVersion: String? = nil
     ) {
-        self.eventID = eventID
-        self.name = name
-        self.feature = feature
-        self.properties = properties
-        self.occurredAt = occurredAt
-        self.sentAt = sentAt
-        self.receivedAt = receivedAt
-        self.userID = userID
-        self.anonymousID = anonymousID
-        self.sessionID = sessionID
-        self.context = context
-        self.schemaVersion = schemaVersion
+        storage = Storage(
+            eventID: eventID,
+            name: name,
+            feature: feature,
+            properties: properties,
+            occurredAt: occurredAt,
+            sentAt: sentAt,
+            receivedAt: receivedAt,
+            userID: userID,
+            anonymousID: anonymousID,
+            sessionID: sessionID,
+            context: context,
+            schemaVersion: schemaVersion
+        )
     }
 
     /// The identity summaries count: the user id, else the anonymous id.
     public var actorID: String? { userID ?? anonymousID }
+
+    public static func == (lhs: EventEnvelope, rhs: EventEnvelope) -> Bool {
+        if lhs.storage === rhs.storage { return true }
+        return lhs.eventID == rhs.eventID
+            && lhs.name == rhs.name
+            && lhs.feature == rhs.feature
+            && lhs.properties == rhs.properties
+            && lhs.occurredAt == rhs.occurredAt
+            && lhs.sentAt == rhs.sentAt
+            && lhs.receivedAt == rhs.receivedAt
+            && lhs.userID == rhs.userID
+            && lhs.anonymousID == rhs.anonymousID
+            && lhs.sessionID == rhs.sessionID
+            && lhs.context == rhs.context
+            && lhs.schemaVersion == rhs.schemaVersion
+    }
+
+    public func hash(into hasher: inout Hasher) {
+        hasher.combine(eventID)
+        hasher.combine(name)
+        hasher.combine(feature)
+        hasher.combine(properties)
+        hasher.combine(occurredAt)
+        hasher.combine(sentAt)
+        hasher.combine(receivedAt)
+        hasher.combine(userID)
+        hasher.combine(anonymousID)
+        hasher.combine(sessionID)
+        hasher.combine(context)
+        hasher.combine(schemaVersion)
+    }
 }

@@ -1,10 +1,12 @@
 /// How an ``EventPipeline`` batches, queues and retries. Every field has a default.
 public struct PipelineConfiguration: Sendable, Hashable {
-    /// The most events in one batch: a batch is written as soon as this many are queued.
+    /// The most events in one batch: as soon as this many are queued, the batcher takes everything
+    /// queued and writes it in batches of at most this size.
     public var maxBatchSize: Int
     /// The longest an event waits for a batch to fill before it is written anyway.
     public var batchInterval: Duration
-    /// The most events queued between producers and the batcher.
+    /// The most events queued between producers and the batcher. The batcher itself may hold as
+    /// many again while it hands them to the sinks, so memory stays under about twice this.
     public var queueCapacity: Int
     /// What happens when the queue is full.
     public var overflowPolicy: OverflowPolicy

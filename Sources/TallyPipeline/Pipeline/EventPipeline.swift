@@ -2,6 +2,7 @@ public import Logging
 public import ServiceLifecycle
 public import TallyCore
 import AsyncAlgorithms
+import DequeModule
 
 /// The batching pipeline: producers hand events over, batches fan out to sinks.
 ///
@@ -113,6 +114,9 @@ public actor EventPipeline: Service {
         buffer.close()
     }
 
+    /// Whether shutdown began: new events are refused from now on.
+    public nonisolated var isShuttingDown: Bool { buffer.isClosed }
+
     /// What the pipeline did so far.
     public nonisolated var statistics: PipelineStatistics {
         let counts = buffer.counts
@@ -176,10 +180,18 @@ public actor EventPipeline: Service {
 
     /// Moves batches and flush requests from the event queue to every sink's queue.
     private nonisolated func batch() async {
-        while let work = await buffer.next() {
+        var taken = Deque<EventEnvelope>()
+        while let work = await buffer.next(reusing: &taken) {
             switch work {
-            case .batch(let events):
-                for worker in workers { await worker.queue.push(.batch(events)) }
+            case .events:
+                var start = taken.startIndex
+                while start < taken.endIndex {
+                    let end = taken.index(start, offsetBy: configuration.maxBatchSize, limitedBy: taken.endIndex) ?? taken.endIndex
+                    let batch = Array(taken[start..<end])
+                    for worker in workers { await worker.queue.push(.batch(batch)) }
+                    start = end
+                }
+                taken.removeAll(keepingCapacity: true)
             case .flush(let ticket):
                 if workers.isEmpty { ticket.complete() }
                 for worker in workers { await worker.queue.push(.flush(ticket)) }

@@ -9,13 +9,14 @@ import TallyCore
 final class EventBuffer: Sendable {
     /// What the batcher does next.
     enum Work {
-        case batch([EventEnvelope])
+        /// The queued events were moved into the deque passed to ``next(reusing:)``.
+        case events
         case flush(FlushTicket)
     }
 
     private struct Waiter {
         var id: UInt64
-        var continuation: CheckedContinuation<Void, any Error>
+        var continuation: UnsafeContinuation<Void, any Error>
     }
 
     private struct State {
@@ -31,7 +32,9 @@ final class EventBuffer: Sendable {
         var isFinished = false
         var partialBatchDue = false
         var flushes = Deque<(target: UInt64, ticket: FlushTicket)>()
-        var consumer: CheckedContinuation<Void, Never>?
+        // Unsafe rather than Checked continuations: `CheckedContinuation` is resilient, so every copy of
+        // an optional one goes through value witnesses, which tripled the cost of `offer`.
+        var consumer: UnsafeContinuation<Void, Never>?
         var producers = Deque<Waiter>()
         var nextWaiterID: UInt64 = 0
     }
@@ -56,7 +59,7 @@ final class EventBuffer: Sendable {
     /// or it is full under ``OverflowPolicy/block``.
     @inline(__always)
     func offer(_ event: EventEnvelope) -> Bool {
-        let (accepted, consumer) = state.withLock { state -> (Bool, CheckedContinuation<Void, Never>?) in
+        let (accepted, consumer) = state.withLock { state -> (Bool, UnsafeContinuation<Void, Never>?) in
             if state.isClosed {
                 state.refusedAfterClose &+= 1
                 return (false, nil)
@@ -89,7 +92,7 @@ final class EventBuffer: Sendable {
                 return
             }
             let (appended, consumer) = try state.withLock {
-                state -> (Int, CheckedContinuation<Void, Never>?) in
+                state -> (Int, UnsafeContinuation<Void, Never>?) in
                 if state.isClosed {
                     state.refusedAfterClose &+= UInt64(remaining.count)
                     throw PipelineError(code: .closed, message: "the pipeline is shut down")
@@ -112,7 +115,7 @@ final class EventBuffer: Sendable {
             return state.nextWaiterID
         }
         try await withTaskCancellationHandler {
-            try await withCheckedThrowingContinuation { (continuation: CheckedContinuation<Void, any Error>) in
+            try await withUnsafeThrowingContinuation { (continuation: UnsafeContinuation<Void, any Error>) in
                 enum Now { case wait, retry, cancelled }
                 let now = state.withLock { state -> Now in
                     if Task.isCancelled { return .cancelled }
@@ -140,7 +143,7 @@ final class EventBuffer: Sendable {
     /// An interval passed: the batcher takes what is queued even if it is less than a batch.
     /// Returns the drops since the last tick, to be reported once.
     func tick() -> UInt64 {
-        let (drops, consumer) = state.withLock { state -> (UInt64, CheckedContinuation<Void, Never>?) in
+        let (drops, consumer) = state.withLock { state -> (UInt64, UnsafeContinuation<Void, Never>?) in
             let drops = state.unreportedDrops
             state.unreportedDrops = 0
             guard !state.events.isEmpty else { return (drops, nil) }
@@ -154,7 +157,7 @@ final class EventBuffer: Sendable {
     /// Queues a flush: `ticket` reaches the batcher once every event accepted so far left the queue.
     /// Completes it at once when the batcher is gone.
     func requestFlush(_ ticket: FlushTicket) {
-        let (finished, consumer) = state.withLock { state -> (Bool, CheckedContinuation<Void, Never>?) in
+        let (finished, consumer) = state.withLock { state -> (Bool, UnsafeContinuation<Void, Never>?) in
             if state.isFinished { return (true, nil) }
             state.flushes.append((state.accepted, ticket))
             return (false, state.consumer.take())
@@ -178,43 +181,45 @@ final class EventBuffer: Sendable {
 
     // MARK: Consumer
 
-    /// The next batch or flush for the batcher; nil once closed and drained.
-    func next() async -> Work? {
+    /// The next events or flush for the batcher; nil once closed and drained.
+    ///
+    /// Takes every queued event at once by swapping the queue with `spare` (an emptied deque the
+    /// batcher hands back), so the lock is held for a swap, not for a copy, however long the queue.
+    /// The batcher splits what it got into batches of at most `maxBatchSize`.
+    func next(reusing spare: inout Deque<EventEnvelope>) async -> Work? {
         while true {
-            enum Step { case work(Work, [Waiter]), done([FlushTicket]), wait }
+            enum Step { case events([Waiter]), flush(FlushTicket), done([FlushTicket]), wait }
             let step = state.withLock { state -> Step in
                 if let flush = state.flushes.first, flush.target <= state.removed {
                     state.flushes.removeFirst()
-                    return .work(.flush(flush.ticket), [])
+                    return .flush(flush.ticket)
                 }
                 let wantsPartial = state.partialBatchDue || state.isClosed || !state.flushes.isEmpty
                 if state.events.count >= maxBatchSize || (wantsPartial && !state.events.isEmpty) {
-                    let count = min(state.events.count, maxBatchSize)
-                    let batch = Array(state.events.prefix(count))
-                    state.events.removeFirst(count)
-                    state.removed &+= UInt64(count)
-                    if state.events.isEmpty { state.partialBatchDue = false }
-                    let woken = Array(state.producers.prefix(count))
-                    state.producers.removeFirst(woken.count)
-                    return .work(.batch(batch), woken)
+                    swap(&state.events, &spare)
+                    state.removed &+= UInt64(spare.count)
+                    state.partialBatchDue = false
+                    defer { state.producers.removeAll() }
+                    return .events(Array(state.producers))
                 }
                 if state.isClosed {
                     state.isFinished = true
                     defer { state.flushes = [] }
                     return .done(state.flushes.map(\.ticket))
                 }
-                state.partialBatchDue = false
                 return .wait
             }
             switch step {
-            case .work(let work, let producers):
+            case .events(let producers):
                 for producer in producers { producer.continuation.resume() }
-                return work
+                return .events
+            case .flush(let ticket):
+                return .flush(ticket)
             case .done(let tickets):
                 for ticket in tickets { ticket.complete() }
                 return nil
             case .wait:
-                await withCheckedContinuation { continuation in
+                await withUnsafeContinuation { continuation in
                     let ready = state.withLock { state -> Bool in
                         let due =
                             state.events.count >= maxBatchSize || state.isClosed || state.partialBatchDue
@@ -241,8 +246,9 @@ final class EventBuffer: Sendable {
         state.withLock { Counts(accepted: $0.accepted, dropped: $0.dropped, refusedAfterClose: $0.refusedAfterClose, queued: $0.events.count) }
     }
 
-    private static func consumerToWake(_ state: inout State, maxBatchSize: Int) -> CheckedContinuation<Void, Never>? {
-        guard state.consumer != nil, state.events.count >= maxBatchSize || !state.flushes.isEmpty else { return nil }
+    @inline(__always)
+    private static func consumerToWake(_ state: inout State, maxBatchSize: Int) -> UnsafeContinuation<Void, Never>? {
+        guard state.events.count >= maxBatchSize || !state.flushes.isEmpty else { return nil }
         return state.consumer.take()
     }
 }

@@ -1,0 +1,32 @@
+import TallyCore
+
+/// tally-bench: the performance targets of the pipeline, each printed next to its baseline.
+///
+/// Run through `scripts/bench.sh` (release build). Quote medians and ratios: the machine is noisy.
+let arguments = CommandLine.arguments.dropFirst()
+let quick = arguments.contains("--quick")
+let rounds = quick ? 3 : 15
+let perRound = quick ? 20_000 : 100_000
+
+print("tally-bench (\(rounds) rounds × \(perRound) events; medians)")
+print("")
+
+let latency = try await TrackLatencyBenchmark.run(rounds: rounds, perRound: perRound)
+let median = Double(latency.samples.median - latency.timerOverhead)
+let p99 = Double(latency.samples.percentile(0.99) - latency.timerOverhead)
+print("track() incl. id + timestamp, while batches encode and flush() runs every 5 ms")
+print("  median  \(format(nanoseconds: median))   target ≤ 1 µs    ratio \(rounded(median / 1_000)) of budget")
+print("  p99     \(format(nanoseconds: p99))   target ≤ 10 µs   ratio \(rounded(p99 / 10_000)) of budget")
+print("  p99.9   \(format(nanoseconds: Double(latency.samples.percentile(0.999) - latency.timerOverhead)))")
+print("  (timer overhead \(latency.timerOverhead) ns subtracted; \(latency.flushes) explicit flushes; dropped \(latency.dropped))")
+print("")
+
+if #available(macOS 15, iOS 18, tvOS 18, watchOS 11, *) {
+    let enqueue = try await EnqueueBenchmark.run(rounds: rounds, perRound: perRound)
+    print("enqueue alone: EventPipeline.offer vs Mutex<[EventEnvelope]>.append (\(perRound) events into an empty queue)")
+    print("  pipeline      \(format(nanoseconds: enqueue.pipelineAlone)) per event")
+    print("  Mutex<Array>  \(format(nanoseconds: enqueue.mutexArray)) per event")
+    print("  ratio         \(rounded(enqueue.pipelineAlone / enqueue.mutexArray))×   target ≤ 2×")
+    print("  with the batcher draining on the other core: \(format(nanoseconds: enqueue.pipelineDraining)) per event, "
+        + "\(rounded(enqueue.pipelineDraining / enqueue.mutexArray))× (dropped \(enqueue.dropped))")
+}
