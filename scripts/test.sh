@@ -1,0 +1,32 @@
+#!/usr/bin/env bash
+# The whole test suite, from a fresh clone: installs what is missing, builds with warnings as
+# errors, starts a throwaway PostgreSQL (never the machine's own on 5432), runs every test, stops it.
+#
+#   scripts/test.sh            everything
+#   scripts/test.sh --filter X passes the rest to `swift test`
+set -euo pipefail
+cd "$(dirname "$0")/.."
+source scripts/lib/common.sh
+source scripts/lib/postgres.sh
+
+tally_find_swift
+tally_install_system_packages
+
+tally_log "building (warnings are errors)"
+swift build --build-tests -Xswiftc -warnings-as-errors
+
+work=$(mktemp -d /tmp/tally-test.XXXXXX)
+chmod 755 "$work"  # the server may run as the postgres user
+cleanup() {
+    tally_pg_stop
+    rm -rf "$work"
+}
+trap cleanup EXIT
+tally_log "starting a throwaway PostgreSQL"
+tally_pg_start "$work/postgres"
+tally_log "PostgreSQL on 127.0.0.1:$TALLY_PG_PORT ($work/postgres)"
+
+export TALLY_CONFORMANCE_DIR="${TALLY_CONFORMANCE_DIR:-$(cd .. && pwd)/shared/external-data}"
+tally_log "running the tests"
+swift test -Xswiftc -warnings-as-errors "$@"
+tally_log "all tests passed"
