@@ -118,6 +118,28 @@ struct PipelineConcurrencyTests {
         #expect(pipeline.statistics.refusedAfterShutdown == 2)
     }
 
+    @Test("block policy: a synchronous offer on a full queue is refused and counted; async senders wait")
+    func blockPolicyBackpressure() async throws {
+        let sink = InMemorySink()
+        let pipeline = EventPipeline(
+            sinks: [sink],
+            configuration: PipelineConfiguration(maxBatchSize: 2, queueCapacity: 3, overflowPolicy: .block)
+        )
+        // Not running yet: nothing drains the queue.
+        #expect((0..<5).map { pipeline.offer(TestEvents.event(sequence: $0)) } == [true, true, true, false, false])
+        #expect(pipeline.statistics.accepted == 5)
+        #expect(pipeline.statistics.dropped == 2)
+
+        let waiting = Task { try await pipeline.send(TestEvents.event(sequence: 10)) }
+        let cancelled = Task { try await pipeline.send(TestEvents.event(sequence: 11)) }
+        cancelled.cancel()
+        await #expect(throws: CancellationError.self) { try await cancelled.value }
+        try await pipeline.running {
+            try await waiting.value  // room once the batcher runs
+        }
+        #expect(sink.events.map(\.eventID.low) == [0, 1, 2, 10])
+    }
+
     static func capturingLogger() -> (InMemoryLogHandler, Logger) {
         let handler = InMemoryLogHandler()
         var logger = Logger(label: "test") { _ in handler }

@@ -1,8 +1,8 @@
-/// What the pipeline did so far: every event `track()` or `send` handed over is in exactly one of
-/// ``accepted``, ``dropped`` or ``refusedAfterShutdown``; every accepted event ends up queued,
-/// delivered by each sink, or dead-lettered.
+/// What the pipeline did so far. Every event handed over while the pipeline runs is
+/// ``accepted``; those a full queue cost are also counted in ``dropped``; the rest
+/// (`accepted - dropped`) end up delivered by every sink or dead-lettered.
 public struct PipelineStatistics: Sendable, Hashable {
-    /// Events taken into the queue.
+    /// Events handed over before shutdown began.
     public var accepted: UInt64
     /// Events lost to a full queue (`dropOldest` evictions, or `track()` refused under `block`).
     public var dropped: UInt64

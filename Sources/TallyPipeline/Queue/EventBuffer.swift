@@ -65,11 +65,15 @@ final class EventBuffer: Sendable {
                 return (false, nil)
             }
             if state.events.count >= capacity {
+                // Counted as accepted and dropped either way, so that kept == accepted - dropped.
                 state.dropped &+= 1
                 state.unreportedDrops &+= 1
-                guard policy == .dropOldest else { return (false, nil) }
-                state.events.removeFirst()
                 state.removed &+= 1
+                guard policy == .dropOldest else {
+                    state.accepted &+= 1
+                    return (false, nil)
+                }
+                state.events.removeFirst()
             }
             state.events.append(event)
             state.accepted &+= 1
