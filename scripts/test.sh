@@ -12,6 +12,9 @@ source scripts/lib/postgres.sh
 tally_find_swift
 tally_install_system_packages
 
+tally_log "checking formatting (swift format, .swift-format)"
+swift format lint --strict -r Package.swift Sources Tests Examples Benchmarks
+
 tally_log "building (warnings are errors)"
 swift build --build-tests -Xswiftc -warnings-as-errors
 

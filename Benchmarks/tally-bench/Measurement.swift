@@ -29,9 +29,9 @@ func monotonicNanoseconds() -> Int64 {
 }
 
 #if canImport(Glibc)
-import Glibc
+    import Glibc
 #elseif canImport(Darwin)
-import Darwin
+    import Darwin
 #endif
 
 func format(nanoseconds: Double) -> String {

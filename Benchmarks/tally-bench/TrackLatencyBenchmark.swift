@@ -70,6 +70,11 @@ enum TrackLatencyBenchmark {
             let start = monotonicNanoseconds()
             overhead.append(monotonicNanoseconds() - start)
         }
-        return Result(samples: samples, timerOverhead: overhead.median, flushes: flushes, dropped: pipeline.statistics.dropped)
+        return Result(
+            samples: samples,
+            timerOverhead: overhead.median,
+            flushes: flushes,
+            dropped: pipeline.statistics.dropped
+        )
     }
 }

@@ -18,15 +18,21 @@ print("track() incl. id + timestamp, while batches encode and flush() runs every
 print("  median  \(format(nanoseconds: median))   target ≤ 1 µs    ratio \(rounded(median / 1_000)) of budget")
 print("  p99     \(format(nanoseconds: p99))   target ≤ 10 µs   ratio \(rounded(p99 / 10_000)) of budget")
 print("  p99.9   \(format(nanoseconds: Double(latency.samples.percentile(0.999) - latency.timerOverhead)))")
-print("  (timer overhead \(latency.timerOverhead) ns subtracted; \(latency.flushes) explicit flushes; dropped \(latency.dropped))")
+print(
+    "  (timer overhead \(latency.timerOverhead) ns subtracted; \(latency.flushes) explicit flushes; dropped \(latency.dropped))"
+)
 print("")
 
 if #available(macOS 15, iOS 18, tvOS 18, watchOS 11, *) {
     let enqueue = try await EnqueueBenchmark.run(rounds: rounds, perRound: perRound)
-    print("enqueue alone: EventPipeline.offer vs Mutex<[EventEnvelope]>.append (\(perRound) events into an empty queue)")
+    print(
+        "enqueue alone: EventPipeline.offer vs Mutex<[EventEnvelope]>.append (\(perRound) events into an empty queue)"
+    )
     print("  pipeline      \(format(nanoseconds: enqueue.pipelineAlone)) per event")
     print("  Mutex<Array>  \(format(nanoseconds: enqueue.mutexArray)) per event")
     print("  ratio         \(rounded(enqueue.pipelineAlone / enqueue.mutexArray))×   target ≤ 2×")
-    print("  with the batcher draining on the other core: \(format(nanoseconds: enqueue.pipelineDraining)) per event, "
-        + "\(rounded(enqueue.pipelineDraining / enqueue.mutexArray))× (dropped \(enqueue.dropped))")
+    print(
+        "  with the batcher draining on the other core: \(format(nanoseconds: enqueue.pipelineDraining)) per event, "
+            + "\(rounded(enqueue.pipelineDraining / enqueue.mutexArray))× (dropped \(enqueue.dropped))"
+    )
 }

@@ -6,9 +6,9 @@ import TallyFileStore
 public import TallyPipeline
 
 #if canImport(Glibc)
-import Glibc
+    import Glibc
 #elseif canImport(Darwin)
-import Darwin
+    import Darwin
 #endif
 
 /// Runs the Examples feature's events through the pipeline into the file store and stdout.

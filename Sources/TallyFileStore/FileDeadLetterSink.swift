@@ -1,12 +1,13 @@
-#if canImport(Darwin)
-import Darwin
-#elseif canImport(Glibc)
-import Glibc
-#elseif canImport(Musl)
-import Musl
-#endif
 import TallyCore
 public import TallyPipeline
+
+#if canImport(Darwin)
+    import Darwin
+#elseif canImport(Glibc)
+    import Glibc
+#elseif canImport(Musl)
+    import Musl
+#endif
 
 /// Keeps dead letters in the file store: one NDJSON line per event, in a file per UTC day of
 /// failure, written and fsynced before ``store(_:)`` returns.

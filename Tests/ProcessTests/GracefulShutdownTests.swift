@@ -11,7 +11,10 @@ struct GracefulShutdownTests {
     func signalLosesNothing(signal: Int32) async throws {
         let directory = NSTemporaryDirectory() + "tally-process-" + UUID().uuidString
         defer { try? FileManager.default.removeItem(atPath: directory) }
-        let child = try ChildProcess("episode-demo", arguments: ["--until-signal", "--no-stdout", "--data-dir", directory])
+        let child = try ChildProcess(
+            "episode-demo",
+            arguments: ["--until-signal", "--no-stdout", "--data-dir", directory]
+        )
 
         // Let it track for a while and write some batches (the in-app interval is 5 s; batches
         // of 100 fill much faster), then signal it in the middle of tracking.
@@ -20,7 +23,9 @@ struct GracefulShutdownTests {
         while Date() < deadline {
             let files = (try? FileManager.default.contentsOfDirectory(atPath: eventsDirectory)) ?? []
             let size = files.reduce(0) { total, name in
-                total + ((try? FileManager.default.attributesOfItem(atPath: eventsDirectory + "/" + name)[.size] as? Int) ?? 0)
+                total
+                    + ((try? FileManager.default.attributesOfItem(atPath: eventsDirectory + "/" + name)[.size] as? Int)
+                        ?? 0)
             }
             if size > 200_000 { break }
             try await Task.sleep(for: .milliseconds(20))
@@ -42,7 +47,9 @@ struct GracefulShutdownTests {
 
     /// Parses `episode-demo: accepted=N dropped=M …`.
     static func statistics(_ stderr: String) -> [String: UInt64]? {
-        guard let line = stderr.split(separator: "\n").last(where: { $0.hasPrefix("episode-demo: ") }) else { return nil }
+        guard let line = stderr.split(separator: "\n").last(where: { $0.hasPrefix("episode-demo: ") }) else {
+            return nil
+        }
         var values: [String: UInt64] = [:]
         for field in line.dropFirst("episode-demo: ".count).split(separator: " ") {
             let parts = field.split(separator: "=", maxSplits: 1)

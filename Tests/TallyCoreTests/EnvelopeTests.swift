@@ -14,7 +14,13 @@ struct EnvelopeTests {
         userID: "user-1",
         anonymousID: "install-1",
         sessionID: "session-1",
-        context: EventContext(appVersion: "4.2.0", appBuild: "4217", platform: "ios", osVersion: "18.1", locale: "en-GB"),
+        context: EventContext(
+            appVersion: "4.2.0",
+            appBuild: "4217",
+            platform: "ios",
+            osVersion: "18.1",
+            locale: "en-GB"
+        ),
         schemaVersion: "1-0-0"
     )
 
@@ -51,21 +57,28 @@ struct EnvelopeTests {
         #expect(try EventEnvelope(ndjsonLine: line.dropLast()).name == event.name)
     }
 
-    @Test("RFC 3339: fractions, offsets and leap years parse; impossible dates do not", arguments: [
-        ("2026-11-22T10:15:00Z", "2026-11-22T10:15:00.000000Z"),
-        ("2026-11-22t10:15:00.5z", "2026-11-22T10:15:00.500000Z"),
-        ("2026-11-22T12:15:00.123456789+02:00", "2026-11-22T10:15:00.123456Z"),
-        ("2024-02-29T00:00:00-00:30", "2024-02-29T00:30:00.000000Z"),
-        ("1969-12-31T23:59:59.999999Z", "1969-12-31T23:59:59.999999Z"),
-    ])
+    @Test(
+        "RFC 3339: fractions, offsets and leap years parse; impossible dates do not",
+        arguments: [
+            ("2026-11-22T10:15:00Z", "2026-11-22T10:15:00.000000Z"),
+            ("2026-11-22t10:15:00.5z", "2026-11-22T10:15:00.500000Z"),
+            ("2026-11-22T12:15:00.123456789+02:00", "2026-11-22T10:15:00.123456Z"),
+            ("2024-02-29T00:00:00-00:30", "2024-02-29T00:30:00.000000Z"),
+            ("1969-12-31T23:59:59.999999Z", "1969-12-31T23:59:59.999999Z"),
+        ]
+    )
     func rfc3339Valid(input: String, expected: String) {
         #expect(Timestamp(rfc3339: input)?.rfc3339 == expected)
     }
 
-    @Test("RFC 3339: malformed timestamps are refused", arguments: [
-        "2026-11-22", "2026-11-22 10:15:00Z", "2026-13-01T00:00:00Z", "2025-02-29T00:00:00Z", "2026-11-22T24:00:00Z",
-        "2026-11-22T10:15:00", "2026-11-22T10:15:00.Z", "26-11-22T10:15:00Z", "2026-11-22T10:15:00+2:00", "",
-    ])
+    @Test(
+        "RFC 3339: malformed timestamps are refused",
+        arguments: [
+            "2026-11-22", "2026-11-22 10:15:00Z", "2026-13-01T00:00:00Z", "2025-02-29T00:00:00Z",
+            "2026-11-22T24:00:00Z",
+            "2026-11-22T10:15:00", "2026-11-22T10:15:00.Z", "26-11-22T10:15:00Z", "2026-11-22T10:15:00+2:00", "",
+        ]
+    )
     func rfc3339Invalid(input: String) {
         #expect(Timestamp(rfc3339: input) == nil)
     }
@@ -87,8 +100,13 @@ struct EnvelopeTests {
         #expect(code("{\(id),\"occurred_at\":\"2026-11-22T10:15:00Z\"}") == .missingField)
         #expect(code("{\(id),\"name\":1,\"occurred_at\":\"2026-11-22T10:15:00Z\"}") == .wrongType)
         #expect(code("{\(id),\"name\":\"a\",\"occurred_at\":\"yesterday\"}") == .invalidTimestamp)
-        #expect(code("{\(id),\"name\":\"a\",\"name\":\"b\",\"occurred_at\":\"2026-11-22T10:15:00Z\"}") == .duplicateField)
-        #expect(code("{\(id),\"name\":\"a\",\"occurred_at\":\"2026-11-22T10:15:00Z\",\"properties\":{\"x\":[1]}}") == .wrongType)
+        #expect(
+            code("{\(id),\"name\":\"a\",\"name\":\"b\",\"occurred_at\":\"2026-11-22T10:15:00Z\"}") == .duplicateField
+        )
+        #expect(
+            code("{\(id),\"name\":\"a\",\"occurred_at\":\"2026-11-22T10:15:00Z\",\"properties\":{\"x\":[1]}}")
+                == .wrongType
+        )
         #expect(code(#"{"event_id":"nope","name":"a","occurred_at":"2026-11-22T10:15:00Z"}"#) == .invalidEventID)
     }
 }

@@ -40,7 +40,9 @@ struct JSONParserConformanceTests {
             }
             counts[String(name.prefix(1)), default: 0] += 1
         }
-        print("JSONTestSuite: \(counts["y", default: 0]) y_, \(counts["n", default: 0]) n_, \(counts["i", default: 0]) i_ checked")
+        print(
+            "JSONTestSuite: \(counts["y", default: 0]) y_, \(counts["n", default: 0]) n_, \(counts["i", default: 0]) i_ checked"
+        )
     }
 
     @Test("nesting beyond the limit is an error, not a crash")

@@ -22,7 +22,12 @@ struct LineReaderTests {
         }
         writer.start()
         defer { close(descriptors[0]) }
-        var reader = LineReader(descriptor: descriptors[0], path: "pipe", maxLineLength: maxLineLength, chunkSize: chunkSize)
+        var reader = LineReader(
+            descriptor: descriptors[0],
+            path: "pipe",
+            maxLineLength: maxLineLength,
+            chunkSize: chunkSize
+        )
         var seen: [Seen] = []
         try reader.forEachLine { line in
             seen.append(

@@ -106,9 +106,18 @@ struct FileStoreTests {
         let events = Self.events(2, at: Self.day2)
         let failedAt = Timestamp(rfc3339: "2026-11-22T08:00:00Z")!
         try await deadLetters.store(
-            DeadLetter(events: events, sinkName: "postgres", reason: "connection refused", attempts: 5, failedAt: failedAt)
+            DeadLetter(
+                events: events,
+                sinkName: "postgres",
+                reason: "connection refused",
+                attempts: 5,
+                failedAt: failedAt
+            )
         )
-        let text = try String(contentsOfFile: directory.path + "/dead-letter/dead-letter-2026-11-22.ndjson", encoding: .utf8)
+        let text = try String(
+            contentsOfFile: directory.path + "/dead-letter/dead-letter-2026-11-22.ndjson",
+            encoding: .utf8
+        )
         let lines = text.split(separator: "\n")
         #expect(lines.count == 2)
         let first = try JSONParser.parse(String(lines[0]))

@@ -50,7 +50,11 @@ final class ManualClock: Clock, @unchecked Sendable {
                 }
                 for waiter in waiters { waiter.resume() }
                 if resumeNow {
-                    if Task.isCancelled { continuation.resume(throwing: CancellationError()) } else { continuation.resume() }
+                    if Task.isCancelled {
+                        continuation.resume(throwing: CancellationError())
+                    } else {
+                        continuation.resume()
+                    }
                 }
             }
         } onCancel: {

@@ -93,7 +93,12 @@ struct PipelineBatchingTests {
 
     @Test("jitter shortens each wait by at most its fraction")
     func jitterStaysInRange() {
-        let policy = RetryPolicy(initialBackoff: .milliseconds(100), multiplier: 2, maxBackoff: .seconds(1), jitter: 0.5)
+        let policy = RetryPolicy(
+            initialBackoff: .milliseconds(100),
+            multiplier: 2,
+            maxBackoff: .seconds(1),
+            jitter: 0.5
+        )
         var generator = SystemRandomNumberGenerator()
         for attempt in 1...6 {
             let base = policy.backoff(afterAttempt: attempt)

@@ -85,7 +85,9 @@ struct PipelineConcurrencyTests {
             await withTaskGroup(of: Void.self) { group in
                 for _ in 0..<4 {
                     group.addTask {
-                        for _ in 0..<(sent / 4) { tracker.track(TrackedEvent(name: "episode_list_viewed", properties: [:])) }
+                        for _ in 0..<(sent / 4) {
+                            tracker.track(TrackedEvent(name: "episode_list_viewed", properties: [:]))
+                        }
                     }
                 }
             }

@@ -1,9 +1,9 @@
 #if canImport(Darwin)
-public import Darwin
+    public import Darwin
 #elseif canImport(Glibc)
-public import Glibc
+    public import Glibc
 #elseif canImport(Musl)
-public import Musl
+    public import Musl
 #endif
 
 /// A value protected by a mutex.
@@ -14,9 +14,9 @@ public import Musl
 public final class Locked<State>: @unchecked Sendable {
     // Inlinable so that callers in other modules get a specialized, closure-free lock path.
     #if canImport(Darwin)
-    @usableFromInline let mutex: UnsafeMutablePointer<os_unfair_lock>
+        @usableFromInline let mutex: UnsafeMutablePointer<os_unfair_lock>
     #else
-    @usableFromInline let mutex: UnsafeMutablePointer<pthread_mutex_t>
+        @usableFromInline let mutex: UnsafeMutablePointer<pthread_mutex_t>
     #endif
     // The state lives behind a pointer rather than in a stored `var`: class properties pay for
     // dynamic exclusivity checks on every `inout` access, which doubled the cost of an enqueue.
@@ -27,19 +27,19 @@ public final class Locked<State>: @unchecked Sendable {
         self.state = .allocate(capacity: 1)
         self.state.initialize(to: state)
         #if canImport(Darwin)
-        mutex = .allocate(capacity: 1)
-        mutex.initialize(to: os_unfair_lock())
+            mutex = .allocate(capacity: 1)
+            mutex.initialize(to: os_unfair_lock())
         #else
-        mutex = .allocate(capacity: 1)
-        mutex.initialize(to: pthread_mutex_t())
-        let result = pthread_mutex_init(mutex, nil)
-        precondition(result == 0, "pthread_mutex_init failed: \(result)")
+            mutex = .allocate(capacity: 1)
+            mutex.initialize(to: pthread_mutex_t())
+            let result = pthread_mutex_init(mutex, nil)
+            precondition(result == 0, "pthread_mutex_init failed: \(result)")
         #endif
     }
 
     deinit {
         #if !canImport(Darwin)
-        pthread_mutex_destroy(mutex)
+            pthread_mutex_destroy(mutex)
         #endif
         mutex.deinitialize(count: 1)
         mutex.deallocate()
@@ -51,11 +51,11 @@ public final class Locked<State>: @unchecked Sendable {
     @inlinable @inline(__always)
     public func withLock<Result>(_ body: (inout State) throws -> Result) rethrows -> Result {
         #if canImport(Darwin)
-        os_unfair_lock_lock(mutex)
-        defer { os_unfair_lock_unlock(mutex) }
+            os_unfair_lock_lock(mutex)
+            defer { os_unfair_lock_unlock(mutex) }
         #else
-        pthread_mutex_lock(mutex)
-        defer { pthread_mutex_unlock(mutex) }
+            pthread_mutex_lock(mutex)
+            defer { pthread_mutex_unlock(mutex) }
         #endif
         return try body(&state.pointee)
     }

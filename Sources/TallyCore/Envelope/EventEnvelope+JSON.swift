@@ -71,7 +71,11 @@ extension EventEnvelope {
         case nil, .null?: return nil
         case .string(let string)?: return string
         case let other?:
-            throw EnvelopeDecodingError(.wrongType, path: "\(prefix).\(key)", message: "expected a string, got \(other.typeName)")
+            throw EnvelopeDecodingError(
+                .wrongType,
+                path: "\(prefix).\(key)",
+                message: "expected a string, got \(other.typeName)"
+            )
         }
     }
 
@@ -92,7 +96,11 @@ extension EventEnvelope {
     private static func properties(_ value: JSONValue?) throws(EnvelopeDecodingError) -> EventProperties {
         guard let value, value != .null else { return EventProperties() }
         guard let members = value.objectMembers else {
-            throw EnvelopeDecodingError(.wrongType, path: "$.properties", message: "expected an object, got \(value.typeName)")
+            throw EnvelopeDecodingError(
+                .wrongType,
+                path: "$.properties",
+                message: "expected an object, got \(value.typeName)"
+            )
         }
         var properties: [String: PropertyValue] = [:]
         properties.reserveCapacity(members.count)
@@ -114,7 +122,11 @@ extension EventEnvelope {
                     scalar = .number(double)
                 }
             case .array, .object:
-                throw EnvelopeDecodingError(.wrongType, path: path, message: "expected a scalar, got \(member.value.typeName)")
+                throw EnvelopeDecodingError(
+                    .wrongType,
+                    path: path,
+                    message: "expected a scalar, got \(member.value.typeName)"
+                )
             }
             guard properties.updateValue(scalar, forKey: member.key) == nil else {
                 throw EnvelopeDecodingError(.duplicateField, path: path, message: "given twice")
@@ -126,7 +138,11 @@ extension EventEnvelope {
     private static func context(_ value: JSONValue?) throws(EnvelopeDecodingError) -> EventContext? {
         guard let value, value != .null else { return nil }
         guard let members = value.objectMembers else {
-            throw EnvelopeDecodingError(.wrongType, path: "$.context", message: "expected an object, got \(value.typeName)")
+            throw EnvelopeDecodingError(
+                .wrongType,
+                path: "$.context",
+                message: "expected an object, got \(value.typeName)"
+            )
         }
         let fields = Dictionary(members.map { ($0.key, $0.value) }, uniquingKeysWith: { _, last in last })
         return EventContext(

@@ -1,9 +1,9 @@
 #if canImport(Darwin)
-import Darwin
+    import Darwin
 #elseif canImport(Glibc)
-import Glibc
+    import Glibc
 #elseif canImport(Musl)
-import Musl
+    import Musl
 #endif
 
 /// Reads newline-delimited records from a file descriptor in fixed-size chunks: memory stays
@@ -84,7 +84,9 @@ public struct LineReader {
                     pending = []
                 } else {
                     pending.append(contentsOf: piece)
-                    try pending.withUnsafeBufferPointer { try deliver($0, number: lineNumber, isTerminated: true, body) }
+                    try pending.withUnsafeBufferPointer {
+                        try deliver($0, number: lineNumber, isTerminated: true, body)
+                    }
                     pending = []
                 }
                 start = newline + 1
@@ -112,9 +114,15 @@ public struct LineReader {
         try body(Line(bytes: bytes, number: number, isTerminated: isTerminated, oversizedLength: nil))
     }
 
-    private func deliverOversized(_ length: Int, number: Int, isTerminated: Bool, _ body: (Line) throws -> Void) throws {
+    private func deliverOversized(_ length: Int, number: Int, isTerminated: Bool, _ body: (Line) throws -> Void) throws
+    {
         try body(
-            Line(bytes: UnsafeBufferPointer(start: nil, count: 0), number: number, isTerminated: isTerminated, oversizedLength: length)
+            Line(
+                bytes: UnsafeBufferPointer(start: nil, count: 0),
+                number: number,
+                isTerminated: isTerminated,
+                oversizedLength: length
+            )
         )
     }
 }

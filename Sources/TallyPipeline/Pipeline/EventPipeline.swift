@@ -1,8 +1,8 @@
+import AsyncAlgorithms
+import DequeModule
 public import Logging
 public import ServiceLifecycle
 public import TallyCore
-import AsyncAlgorithms
-import DequeModule
 
 /// The batching pipeline: producers hand events over, batches fan out to sinks.
 ///
@@ -186,7 +186,9 @@ public actor EventPipeline: Service {
             case .events:
                 var start = taken.startIndex
                 while start < taken.endIndex {
-                    let end = taken.index(start, offsetBy: configuration.maxBatchSize, limitedBy: taken.endIndex) ?? taken.endIndex
+                    let end =
+                        taken.index(start, offsetBy: configuration.maxBatchSize, limitedBy: taken.endIndex)
+                        ?? taken.endIndex
                     let batch = Array(taken[start..<end])
                     for worker in workers { await worker.queue.push(.batch(batch)) }
                     start = end

@@ -247,7 +247,14 @@ final class EventBuffer: Sendable {
     }
 
     var counts: Counts {
-        state.withLock { Counts(accepted: $0.accepted, dropped: $0.dropped, refusedAfterClose: $0.refusedAfterClose, queued: $0.events.count) }
+        state.withLock {
+            Counts(
+                accepted: $0.accepted,
+                dropped: $0.dropped,
+                refusedAfterClose: $0.refusedAfterClose,
+                queued: $0.events.count
+            )
+        }
     }
 
     @inline(__always)

@@ -1,11 +1,11 @@
 public import TallyCore
 
 #if canImport(Darwin)
-import Darwin
+    import Darwin
 #elseif canImport(Glibc)
-import Glibc
+    import Glibc
 #elseif canImport(Musl)
-import Musl
+    import Musl
 #endif
 
 /// Writes batches to standard output: NDJSON, or a compact one-line human format when stdout is
