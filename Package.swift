@@ -16,6 +16,7 @@ let package = Package(
         .library(name: "TrackingMocks", targets: ["TrackingMocks"]),
         .library(name: "TallyPipeline", targets: ["TallyPipeline"]),
         .library(name: "TallyFileStore", targets: ["TallyFileStore"]),
+        .library(name: "TallySchema", targets: ["TallySchema"]),
     ],
     dependencies: [
         .package(url: "https://github.com/apple/swift-log", from: "1.16.0"),
@@ -31,6 +32,9 @@ let package = Package(
 
         // Envelope, ids, timestamps, JSON: value types shared by every other target.
         .target(name: "TallyCore", dependencies: ["Tracking"], swiftSettings: strict),
+
+        // Tracking plans: JSON Schema keywords, the registry, event validation and plan importers.
+        .target(name: "TallySchema", dependencies: ["TallyCore"], swiftSettings: strict),
 
         // The batching actor, the sink protocol and the in-process sinks.
         .target(
@@ -81,6 +85,7 @@ let package = Package(
 
         .testTarget(name: "TrackingMocksTests", dependencies: ["Tracking", "TrackingMocks"], swiftSettings: strict),
         .testTarget(name: "TallyCoreTests", dependencies: ["TallyCore"], swiftSettings: strict),
+        .testTarget(name: "TallySchemaTests", dependencies: ["TallySchema", "TallyCore"], swiftSettings: strict),
         .testTarget(
             name: "TallyPipelineTests",
             dependencies: [
