@@ -1,0 +1,126 @@
+public import TallyCore
+
+extension JSONSchema {
+    /// Every way `value` fails this schema; empty when valid.
+    public func violations(of value: JSONValue, path: String = "$") -> [SchemaViolation] {
+        var violations: [SchemaViolation] = []
+        validate(value, path: path, into: &violations)
+        return violations
+    }
+
+    /// Whether `value` satisfies this schema.
+    public func accepts(_ value: JSONValue) -> Bool {
+        violations(of: value).isEmpty
+    }
+
+    func validate(_ value: JSONValue, path: String, into violations: inout [SchemaViolation]) {
+        if rejectsEverything {
+            violations.append(.init(keyword: .falseSchema, path: path, message: "no value is allowed here"))
+            return
+        }
+        if let types, !types.contains(where: { Self.value(value, hasType: $0) }) {
+            let expected = types.map(\.rawValue).sorted().joined(separator: " or ")
+            violations.append(.init(keyword: .type, path: path, message: "expected \(expected), got \(value.typeName)"))
+        }
+        if let enumValues, !enumValues.contains(where: { Self.jsonEqual($0, value) }) {
+            violations.append(.init(keyword: .enum, path: path, message: "not one of the allowed values"))
+        }
+        if let constValue, !Self.jsonEqual(constValue, value) {
+            violations.append(.init(keyword: .const, path: path, message: "not the required constant"))
+        }
+        switch value {
+        case .string(let string): validateString(string, path: path, into: &violations)
+        case .number(let number): validateNumber(number.doubleValue, path: path, into: &violations)
+        case .object(let members): validateObject(members, path: path, into: &violations)
+        default: break
+        }
+    }
+
+    func validateString(_ string: String, path: String, into violations: inout [SchemaViolation]) {
+        if minLength != nil || maxLength != nil {
+            let length = string.unicodeScalars.count
+            if let minLength, length < minLength {
+                violations.append(.init(keyword: .minLength, path: path, message: "shorter than \(minLength)"))
+            }
+            if let maxLength, length > maxLength {
+                violations.append(.init(keyword: .maxLength, path: path, message: "longer than \(maxLength)"))
+            }
+        }
+        if let pattern, !pattern.matches(string) {
+            violations.append(.init(keyword: .pattern, path: path, message: "does not match \(pattern.source)"))
+        }
+        if let format, !format.matches(string) {
+            violations.append(.init(keyword: .format, path: path, message: "not a valid \(format.rawValue)"))
+        }
+    }
+
+    func validateNumber(_ number: Double, path: String, into violations: inout [SchemaViolation]) {
+        for bound in lowerBounds where bound.exclusive ? !(number > bound.value) : !(number >= bound.value) {
+            let relation = bound.exclusive ? "greater than" : "at least"
+            let limit = JSONWriter.numberText(bound.value)
+            violations.append(.init(keyword: .minimum, path: path, message: "must be \(relation) \(limit)"))
+        }
+        for bound in upperBounds where bound.exclusive ? !(number < bound.value) : !(number <= bound.value) {
+            let relation = bound.exclusive ? "less than" : "at most"
+            let limit = JSONWriter.numberText(bound.value)
+            violations.append(.init(keyword: .maximum, path: path, message: "must be \(relation) \(limit)"))
+        }
+    }
+
+    func validateObject(_ members: [JSONMember], path: String, into violations: inout [SchemaViolation]) {
+        if !required.isEmpty {
+            for name in required where !members.contains(where: { $0.key == name }) {
+                violations.append(.init(keyword: .required, path: "\(path).\(name)", message: "is required"))
+            }
+        }
+        for member in members {
+            let memberPath = "\(path).\(member.key)"
+            if let schema = property(member.key) {
+                schema.validate(member.value, path: memberPath, into: &violations)
+                continue
+            }
+            switch additionalProperties {
+            case .allowed: break
+            case .forbidden:
+                violations.append(
+                    .init(keyword: .additionalProperties, path: memberPath, message: "is not declared in the schema")
+                )
+            case .schema(let schema): schema.validate(member.value, path: memberPath, into: &violations)
+            }
+        }
+    }
+
+    static func value(_ value: JSONValue, hasType type: JSONType) -> Bool {
+        switch (type, value) {
+        case (.null, .null), (.boolean, .bool), (.object, .object), (.array, .array), (.number, .number),
+            (.string, .string):
+            return true
+        case (.integer, .number(let number)):
+            let double = number.doubleValue
+            return number.int64Value != nil || (double.isFinite && double == double.rounded())
+        default:
+            return false
+        }
+    }
+
+    /// JSON equality: numbers by value (`1 == 1.0`), objects regardless of member order.
+    static func jsonEqual(_ lhs: JSONValue, _ rhs: JSONValue) -> Bool {
+        switch (lhs, rhs) {
+        case (.null, .null): return true
+        case (.bool(let a), .bool(let b)): return a == b
+        // Code points, not Swift's canonical equivalence: "é" and "e\u{301}" are different JSON strings.
+        case (.string(let a), .string(let b)): return a.utf8.elementsEqual(b.utf8)
+        case (.number(let a), .number(let b)):
+            if let x = a.int64Value, let y = b.int64Value { return x == y }
+            return a.doubleValue == b.doubleValue
+        case (.array(let a), .array(let b)):
+            return a.count == b.count && zip(a, b).allSatisfy { jsonEqual($0, $1) }
+        case (.object(let a), .object(let b)):
+            let left = Dictionary(a.map { ($0.key, $0.value) }, uniquingKeysWith: { _, last in last })
+            let right = Dictionary(b.map { ($0.key, $0.value) }, uniquingKeysWith: { _, last in last })
+            return left.count == right.count
+                && left.allSatisfy { key, value in right[key].map { jsonEqual(value, $0) } ?? false }
+        default: return false
+        }
+    }
+}
