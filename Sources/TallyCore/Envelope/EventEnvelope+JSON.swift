@@ -54,13 +54,14 @@ extension EventEnvelope {
             anonymousID: try Self.string(fields, "anonymous_id"),
             sessionID: try Self.string(fields, "session_id"),
             context: try Self.context(fields["context"]),
-            schemaVersion: try Self.string(fields, "schema_version")
+            schemaVersion: try Self.string(fields, "schema_version"),
+            violations: try Self.violations(fields["violations"])
         )
     }
 
     private static let knownKeys: Set<String> = [
         "event_id", "name", "feature", "properties", "occurred_at", "sent_at", "received_at", "user_id",
-        "anonymous_id", "session_id", "context", "schema_version",
+        "anonymous_id", "session_id", "context", "schema_version", "violations",
     ]
 
     /// A string field; `null` counts as absent.
@@ -133,6 +134,16 @@ extension EventEnvelope {
             }
         }
         return EventProperties(properties)
+    }
+
+    private static func violations(_ value: JSONValue?) throws(EnvelopeDecodingError) -> [String]? {
+        guard let value, value != .null else { return nil }
+        guard case .array(let elements) = value, let strings = Optional(elements.compactMap(\.stringValue)),
+            strings.count == elements.count
+        else {
+            throw EnvelopeDecodingError(.wrongType, path: "$.violations", message: "expected an array of strings")
+        }
+        return strings
     }
 
     private static func context(_ value: JSONValue?) throws(EnvelopeDecodingError) -> EventContext? {

@@ -54,6 +54,14 @@ extension EventEnvelope {
             bytes.append(UInt8(ascii: "}"))
         }
         appendString("schema_version", schemaVersion, to: &bytes)
+        if let violations {
+            bytes.append(contentsOf: #","violations":["#.utf8)
+            for (index, violation) in violations.enumerated() {
+                if index > 0 { bytes.append(UInt8(ascii: ",")) }
+                JSONWriter.appendString(violation, to: &bytes)
+            }
+            bytes.append(UInt8(ascii: "]"))
+        }
         bytes.append(contentsOf: "}\n".utf8)
     }
 

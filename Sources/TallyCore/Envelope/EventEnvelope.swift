@@ -21,6 +21,7 @@ public struct EventEnvelope: Hashable, Sendable {
         @usableFromInline var sessionID: String?
         @usableFromInline var context: EventContext?
         @usableFromInline var schemaVersion: String?
+        @usableFromInline var violations: [String]?
 
         @usableFromInline
         init(
@@ -35,7 +36,8 @@ public struct EventEnvelope: Hashable, Sendable {
             anonymousID: String?,
             sessionID: String?,
             context: EventContext?,
-            schemaVersion: String?
+            schemaVersion: String?,
+            violations: [String]?
         ) {
             self.eventID = eventID
             self.name = name
@@ -49,6 +51,7 @@ public struct EventEnvelope: Hashable, Sendable {
             self.sessionID = sessionID
             self.context = context
             self.schemaVersion = schemaVersion
+            self.violations = violations
         }
 
         @usableFromInline
@@ -65,7 +68,8 @@ public struct EventEnvelope: Hashable, Sendable {
                 anonymousID: anonymousID,
                 sessionID: sessionID,
                 context: context,
-                schemaVersion: schemaVersion
+                schemaVersion: schemaVersion,
+                violations: violations
             )
         }
     }
@@ -168,6 +172,15 @@ public struct EventEnvelope: Hashable, Sendable {
             storage.schemaVersion = newValue
         }
     }
+    /// Set only under the `annotate` validation policy: the event was kept although it broke
+    /// these rules (`type_mismatch at $.properties.position: expected integer`).
+    @inlinable public var violations: [String]? {
+        get { storage.violations }
+        set {
+            if !isKnownUniquelyReferenced(&storage) { storage = storage.copy() }
+            storage.violations = newValue
+        }
+    }
 
     /// Creates an envelope.
     public init(
@@ -182,7 +195,8 @@ public struct EventEnvelope: Hashable, Sendable {
         anonymousID: String? = nil,
         sessionID: String? = nil,
         context: EventContext? = nil,
-        schemaVersion: String? = nil
+        schemaVersion: String? = nil,
+        violations: [String]? = nil
     ) {
         storage = Storage(
             eventID: eventID,
@@ -196,7 +210,8 @@ public struct EventEnvelope: Hashable, Sendable {
             anonymousID: anonymousID,
             sessionID: sessionID,
             context: context,
-            schemaVersion: schemaVersion
+            schemaVersion: schemaVersion,
+            violations: violations
         )
     }
 
@@ -217,6 +232,7 @@ public struct EventEnvelope: Hashable, Sendable {
             && lhs.sessionID == rhs.sessionID
             && lhs.context == rhs.context
             && lhs.schemaVersion == rhs.schemaVersion
+            && lhs.violations == rhs.violations
     }
 
     public func hash(into hasher: inout Hasher) {
@@ -232,5 +248,6 @@ public struct EventEnvelope: Hashable, Sendable {
         hasher.combine(sessionID)
         hasher.combine(context)
         hasher.combine(schemaVersion)
+        hasher.combine(violations)
     }
 }

@@ -67,6 +67,24 @@ public struct EventProperties: Hashable, Sendable {
         }
     }
 
+    /// Calls `body` for each property, in no particular order (no sorting, no copies).
+    public func forEach(_ body: (String, PropertyValue) throws -> Void) rethrows {
+        switch storage {
+        case .strings(let strings):
+            for (key, value) in strings { try body(key, .string(value)) }
+        case .values(let values):
+            for (key, value) in values { try body(key, value) }
+        }
+    }
+
+    /// Whether `key` is present.
+    public func contains(_ key: String) -> Bool {
+        switch storage {
+        case .strings(let strings): strings[key] != nil
+        case .values(let values): values[key] != nil
+        }
+    }
+
     /// Calls `body` for each property in ``sortedKeys`` order.
     public func forEachSorted(_ body: (String, PropertyValue) throws -> Void) rethrows {
         switch storage {

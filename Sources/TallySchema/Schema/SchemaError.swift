@@ -32,13 +32,6 @@ public struct SchemaError: Error, Hashable, Sendable, CustomStringConvertible {
         self.message = message
     }
 
-    /// The same error, located in `file`.
-    public func inFile(_ file: String) -> SchemaError {
-        var copy = self
-        copy.file = file
-        return copy
-    }
-
     public var description: String {
         "\(file.map { "\($0): " } ?? "")\(path): \(message) [\(code.rawValue)]"
     }

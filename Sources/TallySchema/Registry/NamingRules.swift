@@ -1,0 +1,42 @@
+/// tally's naming rules for features, screens, events and properties.
+public enum NamingRules {
+    /// Lowercase snake_case: `[a-z][a-z0-9]*` parts joined by single underscores.
+    public static func isSnakeCase(_ name: String) -> Bool {
+        var previous: UInt8 = UInt8(ascii: "_")
+        for (offset, byte) in name.utf8.enumerated() {
+            switch byte {
+            case UInt8(ascii: "a")...UInt8(ascii: "z"): break
+            case UInt8(ascii: "0")...UInt8(ascii: "9"): if offset == 0 { return false }
+            case UInt8(ascii: "_"): if previous == UInt8(ascii: "_") { return false }
+            default: return false
+            }
+            previous = byte
+        }
+        return !name.isEmpty && previous != UInt8(ascii: "_")
+    }
+
+    /// The key two names collide on: lowercase letters and digits only
+    /// (`Episode Viewed`, `episode_viewed` and `episodeViewed` all give `episodeviewed`).
+    public static func collisionKey(_ name: String) -> String {
+        String(String.UnicodeScalarView(name.lowercased().unicodeScalars.filter { $0.properties.isAlphabetic || $0.properties.numericType != nil }))
+    }
+
+    /// The snake_case of a Swift type name: `EpisodeListScreen` → `episode_list_screen`.
+    public static func snakeCase(fromTypeName name: String) -> String {
+        var result = ""
+        for (index, character) in name.enumerated() {
+            if character.isUppercase {
+                if index > 0 { result.append("_") }
+                result.append(contentsOf: character.lowercased())
+            } else {
+                result.append(character)
+            }
+        }
+        return result
+    }
+
+    /// The screen an event name starts with, among `screens` (longest match), when followed by an action.
+    public static func screen(of eventName: String, among screens: [String]) -> String? {
+        screens.filter { eventName.hasPrefix($0 + "_") && eventName.count > $0.count + 1 }.max { $0.count < $1.count }
+    }
+}

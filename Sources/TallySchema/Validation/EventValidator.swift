@@ -1,0 +1,146 @@
+public import TallyCore
+
+/// Checks events against the structural rules, the naming rules and (when there is one) the
+/// registry, and normalizes them for storage. Immutable and `Sendable`: call it from anywhere.
+///
+/// Each event is judged on its own; one invalid event never affects another.
+public struct EventValidator: Sendable {
+    /// The tracking plans; nil for structural validation only.
+    public let registry: SchemaRegistry?
+    /// Size limits.
+    public let limits: ValidationLimits
+
+    /// A validator against `registry` (nil: envelope, names, sizes and timestamps only).
+    public init(registry: SchemaRegistry?, limits: ValidationLimits = ValidationLimits()) {
+        self.registry = registry
+        self.limits = limits
+    }
+
+    /// The verdict on `event`, with the normalized event.
+    public func validate(_ event: EventEnvelope) -> ValidationResult {
+        var violations: [EventViolation] = []
+        var event = event
+        checkStructure(event, into: &violations)
+        if let registry, violations.isEmpty || !violations.contains(where: { $0.code == .invalidName }) {
+            checkAgainstRegistry(&event, registry: registry, into: &violations)
+        }
+        return ValidationResult(event: event, violations: violations)
+    }
+
+    // MARK: Structure and names
+
+    private func checkStructure(_ event: EventEnvelope, into violations: inout [EventViolation]) {
+        let name = event.name
+        if name.isEmpty {
+            violations.append(EventViolation(.missingField, path: "$.name", message: "required"))
+        } else if name.utf8.count > limits.maxNameLength {
+            violations.append(EventViolation(.tooLarge, path: "$.name", message: "longer than \(limits.maxNameLength) bytes"))
+        } else if !NamingRules.isSnakeCase(name) {
+            violations.append(EventViolation(.invalidName, path: "$.name", message: "must be lowercase snake_case"))
+        } else if registry == nil, !name.utf8.contains(UInt8(ascii: "_")) {
+            violations.append(EventViolation(.invalidName, path: "$.name", message: "must be {screen}_{action}"))
+        }
+        if let feature = event.feature, !NamingRules.isSnakeCase(feature) {
+            violations.append(EventViolation(.invalidName, path: "$.feature", message: "must be lowercase snake_case"))
+        }
+        if event.properties.count > limits.maxPropertyCount {
+            violations.append(
+                EventViolation(.tooLarge, path: "$.properties", message: "more than \(limits.maxPropertyCount) properties")
+            )
+        }
+        var estimatedBytes = 256 + name.utf8.count
+        event.properties.forEach { key, value in
+            let keyBytes = key.utf8.count
+            estimatedBytes += keyBytes + 8
+            if keyBytes == 0 || keyBytes > limits.maxKeyLength {
+                violations.append(
+                    EventViolation(.tooLarge, path: "$.properties", message: "a key is empty or over \(limits.maxKeyLength) bytes")
+                )
+            }
+            if case .string(let string) = value {
+                let valueBytes = string.utf8.count
+                estimatedBytes += valueBytes
+                if valueBytes > limits.maxValueLength {
+                    violations.append(
+                        EventViolation(.tooLarge, path: "$.properties.\(key)", message: "over \(limits.maxValueLength) bytes")
+                    )
+                }
+            } else {
+                estimatedBytes += 24
+            }
+        }
+        for (field, value) in [("user_id", event.userID), ("anonymous_id", event.anonymousID), ("session_id", event.sessionID)] {
+            guard let value else { continue }
+            estimatedBytes += value.utf8.count
+            if value.utf8.count > limits.maxValueLength {
+                violations.append(EventViolation(.tooLarge, path: "$.\(field)", message: "over \(limits.maxValueLength) bytes"))
+            }
+        }
+        if let version = event.schemaVersion, SchemaVer(version) == nil {
+            violations.append(EventViolation(.unknownVersion, path: "$.schema_version", message: "not a SchemaVer like 1-0-0"))
+        }
+        // Exact size only when the cheap estimate (escaping aside) says it might be too large.
+        if estimatedBytes * 2 > limits.maxEventBytes, event.ndjsonLine.count > limits.maxEventBytes {
+            violations.append(EventViolation(.tooLarge, path: "$", message: "over \(limits.maxEventBytes) bytes"))
+        }
+    }
+
+    // MARK: Registry
+
+    private func checkAgainstRegistry(
+        _ event: inout EventEnvelope,
+        registry: SchemaRegistry,
+        into violations: inout [EventViolation]
+    ) {
+        let requested = event.schemaVersion.flatMap(SchemaVer.init)
+        guard let schema = registry.event(event.name, version: requested) else {
+            if registry.versions(of: event.name).isEmpty {
+                violations.append(EventViolation(.unknownEvent, path: "$.name", message: "not in the tracking plan"))
+            } else if requested != nil {
+                let known = registry.versions(of: event.name).map(\.version.description).joined(separator: ", ")
+                violations.append(
+                    EventViolation(.unknownVersion, path: "$.schema_version", message: "registered versions: \(known)")
+                )
+            }
+            return
+        }
+        if let feature = event.feature, feature != schema.feature {
+            violations.append(
+                EventViolation(.featureMismatch, path: "$.feature", message: "the plan puts this event in \(schema.feature)")
+            )
+        }
+        event.feature = schema.feature
+        event.schemaVersion = schema.version.description
+        let propertySchema = schema.properties
+        var normalized: [String: PropertyValue]?
+        event.properties.forEach { key, value in
+            let converted: PropertyValue
+            if let declared = propertySchema.property(key) {
+                converted = declared.normalize(value, path: "$.properties.\(key)", into: &violations)
+            } else {
+                switch propertySchema.additionalProperties {
+                case .allowed: converted = value
+                case .forbidden:
+                    violations.append(
+                        EventViolation(.unknownProperty, path: "$.properties.\(key)", message: "not declared in the plan")
+                    )
+                    converted = value
+                case .schema(let additional):
+                    converted = additional.normalize(value, path: "$.properties.\(key)", into: &violations)
+                }
+            }
+            if converted != value || normalized != nil {
+                if normalized == nil {
+                    normalized = [:]
+                    normalized!.reserveCapacity(event.properties.count)
+                    event.properties.forEach { existingKey, existingValue in normalized![existingKey] = existingValue }
+                }
+                normalized![key] = converted
+            }
+        }
+        for name in propertySchema.required where !event.properties.contains(name) {
+            violations.append(EventViolation(.missingProperty, path: "$.properties.\(name)", message: "required by the plan"))
+        }
+        if let normalized { event.properties = EventProperties(normalized) }
+    }
+}

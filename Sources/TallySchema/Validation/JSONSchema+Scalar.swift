@@ -1,0 +1,116 @@
+import TallyCore
+
+extension JSONSchema {
+    /// Converts a property value to this (scalar) schema's declared type and checks it.
+    ///
+    /// Strings from `TrackingEventContract` are read as the declared type (`"42"` satisfies
+    /// `integer` and becomes `42`); JSON scalars must already have it. Never infers a type.
+    func normalize(_ value: PropertyValue, path: @autoclosure () -> String, into violations: inout [EventViolation])
+        -> PropertyValue
+    {
+        guard let converted = convert(value) else {
+            let expected = (types ?? []).map(\.rawValue).sorted().joined(separator: " or ")
+            violations.append(EventViolation(.typeMismatch, path: path(), message: "expected \(expected)"))
+            return value
+        }
+        if enumValues != nil || constValue != nil {
+            if let enumValues, !enumValues.contains(where: { Self.scalar(converted, equals: $0) }) {
+                violations.append(EventViolation(.enumMismatch, path: path(), message: "not one of the allowed values"))
+            }
+            if let constValue, !Self.scalar(converted, equals: constValue) {
+                violations.append(EventViolation(.enumMismatch, path: path(), message: "not the required constant"))
+            }
+        }
+        switch converted {
+        case .string(let string): checkString(string, path: path(), into: &violations)
+        case .integer(let integer): checkNumber(Double(integer), path: path(), into: &violations)
+        case .number(let number): checkNumber(number, path: path(), into: &violations)
+        default: break
+        }
+        return converted
+    }
+
+    private func convert(_ value: PropertyValue) -> PropertyValue? {
+        guard let types else { return value }
+        if case .null = value { return types.contains(.null) ? value : nil }
+        if types.contains(.string) {
+            if case .string = value { return value }
+        }
+        if types.contains(.integer) {
+            switch value {
+            case .integer: return value
+            case .number(let number) where number.isFinite && number == number.rounded() && abs(number) < 9.2e18:
+                return .integer(Int64(number))
+            case .string(let string):
+                if let integer = Int64(string) { return .integer(integer) }
+            default: break
+            }
+        }
+        if types.contains(.number) {
+            switch value {
+            case .integer, .number: return value
+            case .string(let string):
+                if let integer = Int64(string) { return .integer(integer) }
+                if let number = Self.jsonNumber(string) { return .number(number) }
+            default: break
+            }
+        }
+        if types.contains(.boolean) {
+            switch value {
+            case .bool: return value
+            case .string("true"): return .bool(true)
+            case .string("false"): return .bool(false)
+            default: break
+            }
+        }
+        return nil
+    }
+
+    /// A string holding a JSON number (`-1.5e3`), as a finite double.
+    private static func jsonNumber(_ string: String) -> Double? {
+        let bytes = Array(string.utf8)
+        guard !bytes.isEmpty, (try? JSONParser.parse(bytes)).map({ if case .number = $0 { true } else { false } }) == true,
+            let number = Double(string), number.isFinite
+        else { return nil }
+        return number
+    }
+
+    private func checkString(_ string: String, path: @autoclosure () -> String, into violations: inout [EventViolation]) {
+        if minLength != nil || maxLength != nil {
+            let length = string.unicodeScalars.count
+            if let minLength, length < minLength {
+                violations.append(EventViolation(.outOfRange, path: path(), message: "shorter than \(minLength)"))
+            }
+            if let maxLength, length > maxLength {
+                violations.append(EventViolation(.outOfRange, path: path(), message: "longer than \(maxLength)"))
+            }
+        }
+        if let pattern, !pattern.matches(string) {
+            violations.append(EventViolation(.patternMismatch, path: path(), message: "does not match \(pattern.source)"))
+        }
+        if let format, !format.matches(string) {
+            violations.append(EventViolation(.formatMismatch, path: path(), message: "not a valid \(format.rawValue)"))
+        }
+    }
+
+    private func checkNumber(_ number: Double, path: @autoclosure () -> String, into violations: inout [EventViolation]) {
+        var schemaViolations: [SchemaViolation] = []
+        validateNumber(number, path: "", into: &schemaViolations)
+        for violation in schemaViolations {
+            violations.append(EventViolation(.outOfRange, path: path(), message: violation.message))
+        }
+    }
+
+    private static func scalar(_ value: PropertyValue, equals json: JSONValue) -> Bool {
+        switch (value, json) {
+        case (.null, .null): return true
+        case (.bool(let a), .bool(let b)): return a == b
+        case (.string(let a), .string(let b)): return a.utf8.elementsEqual(b.utf8)
+        case (.integer(let a), .number(let b)):
+            if let integer = b.int64Value { return a == integer }
+            return Double(a) == b.doubleValue
+        case (.number(let a), .number(let b)): return a == b.doubleValue
+        default: return false
+        }
+    }
+}

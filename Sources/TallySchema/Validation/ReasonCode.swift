@@ -1,0 +1,39 @@
+/// Why an event was refused: stable codes for rejects files, dead letters and reports.
+public enum ReasonCode: String, Sendable, Hashable, CaseIterable, Comparable {
+    case malformedJSON = "malformed_json"
+    case missingField = "missing_field"
+    case invalidName = "invalid_name"
+    case unknownEvent = "unknown_event"
+    case unknownVersion = "unknown_version"
+    case featureMismatch = "feature_mismatch"
+    case missingProperty = "missing_property"
+    case unknownProperty = "unknown_property"
+    case typeMismatch = "type_mismatch"
+    case enumMismatch = "enum_mismatch"
+    case patternMismatch = "pattern_mismatch"
+    case formatMismatch = "format_mismatch"
+    case outOfRange = "out_of_range"
+    case tooLarge = "too_large"
+    case invalidTimestamp = "invalid_timestamp"
+
+    public static func < (lhs: ReasonCode, rhs: ReasonCode) -> Bool { lhs.rawValue < rhs.rawValue }
+}
+
+/// One reason an event is invalid: a code, the path of the field at fault, a human message.
+public struct EventViolation: Sendable, Hashable, CustomStringConvertible {
+    /// The stable reason code.
+    public var code: ReasonCode
+    /// `$.properties.position`, `$.name`, …
+    public var path: String
+    /// What is wrong, for a person: names the rule, never echoes the value.
+    public var message: String
+
+    /// Creates a violation.
+    public init(_ code: ReasonCode, path: String, message: String) {
+        self.code = code
+        self.path = path
+        self.message = message
+    }
+
+    public var description: String { "\(code.rawValue) at \(path): \(message)" }
+}
