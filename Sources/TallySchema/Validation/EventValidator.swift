@@ -27,6 +27,20 @@ public struct EventValidator: Sendable {
         return ValidationResult(event: event, violations: violations)
     }
 
+    /// Decodes and validates one NDJSON line. A line that is not an envelope gets a result with
+    /// a placeholder event (no name) and the decoding violation.
+    public func validate(ndjsonLine line: some Collection<UInt8>, fallbackID: EventID) -> ValidationResult {
+        do {
+            return validate(try EventEnvelope(ndjsonLine: line, fallbackID: fallbackID))
+        } catch {
+            let placeholder = EventEnvelope(eventID: fallbackID, name: "", occurredAt: Timestamp(nanosecondsSinceEpoch: 0))
+            return ValidationResult(
+                event: placeholder,
+                violations: [EventViolation(ReasonCode(error.code), path: error.path, message: error.message)]
+            )
+        }
+    }
+
     // MARK: Structure and names
 
     private func checkStructure(_ event: EventEnvelope, into violations: inout [EventViolation]) {

@@ -1,3 +1,5 @@
+public import TallyCore
+
 /// Why an event was refused: stable codes for rejects files, dead letters and reports.
 public enum ReasonCode: String, Sendable, Hashable, CaseIterable, Comparable {
     case malformedJSON = "malformed_json"
@@ -15,8 +17,24 @@ public enum ReasonCode: String, Sendable, Hashable, CaseIterable, Comparable {
     case outOfRange = "out_of_range"
     case tooLarge = "too_large"
     case invalidTimestamp = "invalid_timestamp"
+    case invalidEventID = "invalid_event_id"
+    case duplicateField = "duplicate_field"
 
     public static func < (lhs: ReasonCode, rhs: ReasonCode) -> Bool { lhs.rawValue < rhs.rawValue }
+}
+
+extension ReasonCode {
+    /// The reason code for an envelope that could not be decoded.
+    public init(_ code: EnvelopeDecodingError.Code) {
+        switch code {
+        case .malformedJSON, .notAnObject: self = .malformedJSON
+        case .missingField: self = .missingField
+        case .wrongType: self = .typeMismatch
+        case .invalidTimestamp: self = .invalidTimestamp
+        case .invalidEventID: self = .invalidEventID
+        case .duplicateField: self = .duplicateField
+        }
+    }
 }
 
 /// One reason an event is invalid: a code, the path of the field at fault, a human message.

@@ -1,0 +1,69 @@
+import Foundation
+import TallyCore
+import TallySchema
+import Testing
+
+@Suite("Event validation")
+struct EventValidationTests {
+    static let validator = EventValidator(registry: try! Fixtures.loadExamples())
+
+    static func corpus() throws -> [(expect: String, line: String)] {
+        let path = ConformanceData.repositoryRoot!.appendingPathComponent("Examples/corpus/episode-events.ndjson").path
+        let text = try String(contentsOfFile: path, encoding: .utf8)
+        return try text.split(separator: "\n").map { row in
+            let value = try JSONParser.parse(String(row))
+            return (value["expect"]!.stringValue!, value["line"]!.stringValue!)
+        }
+    }
+
+    @Test("every corpus line gets its expected verdict and reason code")
+    func corpusVerdicts() throws {
+        let corpus = try Self.corpus()
+        #expect(corpus.count >= 30)
+        var seen = Set<String>()
+        for (index, (expect, line)) in corpus.enumerated() {
+            let result = Self.validator.validate(ndjsonLine: Array(line.utf8), fallbackID: EventID(high: 7, low: UInt64(index)))
+            if expect == "valid" {
+                #expect(result.isValid, "line \(index + 1): \(result.summary)")
+            } else {
+                #expect(result.codes.contains { $0.rawValue == expect }, "line \(index + 1) expected \(expect): \(result.summary)")
+            }
+            seen.insert(expect)
+        }
+        // The corpus covers every reason code tally can give a single event.
+        let expected = Set(ReasonCode.allCases.map(\.rawValue)).subtracting(["invalid_event_id", "duplicate_field"])
+        #expect(expected.subtracting(seen).isEmpty, "not covered: \(expected.subtracting(seen).sorted())")
+    }
+
+    @Test("values are normalized to their declared types; feature and version are filled in")
+    func normalization() {
+        let event = Fixtures.event(
+            "episode_detail_play_tapped",
+            ["episode_id": "ep-7", "downloaded": "true", "playback_speed": "1.5", "resume_at_seconds": "12"]
+        )
+        let result = Self.validator.validate(event)
+        #expect(result.isValid, "\(result.summary)")
+        #expect(result.event.properties["downloaded"] == .bool(true))
+        #expect(result.event.properties["playback_speed"] == .number(1.5))
+        #expect(result.event.properties["resume_at_seconds"] == .integer(12))
+        #expect(result.event.properties["episode_id"] == .string("ep-7"))
+        #expect(result.event.feature == "episode")
+        #expect(result.event.schemaVersion == "1-0-1")
+    }
+
+    @Test("without a registry: structure, names and sizes only")
+    func structuralOnly() {
+        let validator = EventValidator(registry: nil)
+        #expect(validator.validate(Fixtures.event("checkout_started", ["anything": 1])).isValid)
+        #expect(validator.validate(Fixtures.event("checkout")).codes == [.invalidName])
+        #expect(validator.validate(Fixtures.event("Checkout_Started")).codes == [.invalidName])
+    }
+
+    @Test("messages name the rule, never echo the value")
+    func messagesDoNotLeakValues() {
+        let secret = "ep-secret-token-123"
+        let result = Self.validator.validate(Fixtures.event("episode_detail_viewed", ["episode_id": .string(secret), "source": "mail"]))
+        #expect(!result.isValid)
+        #expect(!result.summary.contains(secret))
+    }
+}
