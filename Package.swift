@@ -42,6 +42,7 @@ let package = Package(
             dependencies: [
                 "Tracking",
                 "TallyCore",
+                "TallySchema",
                 .product(name: "Logging", package: "swift-log"),
                 .product(name: "DequeModule", package: "swift-collections"),
                 .product(name: "AsyncAlgorithms", package: "swift-async-algorithms"),
@@ -89,7 +90,7 @@ let package = Package(
         .testTarget(
             name: "TallyPipelineTests",
             dependencies: [
-                "TallyPipeline", "TallyCore", "Tracking",
+                "TallyPipeline", "TallyCore", "TallySchema", "Tracking",
                 .product(name: "InMemoryLogging", package: "swift-log"),
                 .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
             ],

@@ -3,6 +3,7 @@ import DequeModule
 public import Logging
 public import ServiceLifecycle
 public import TallyCore
+import TallySchema
 
 /// The batching pipeline: producers hand events over, batches fan out to sinks.
 ///
@@ -27,6 +28,9 @@ public actor EventPipeline: Service {
     nonisolated let buffer: EventBuffer
     private nonisolated let workers: [SinkWorker]
     private nonisolated let counters = Locked(SinkCounters())
+    /// Validation before the sinks, if any.
+    public nonisolated let validation: EventValidation?
+    private nonisolated let deadLetters: any DeadLetterSink
     private nonisolated let clock: any Clock<Duration>
     private nonisolated let logger: Logger
     private var hasStarted = false
@@ -38,12 +42,15 @@ public actor EventPipeline: Service {
     ///   - deadLetters: where batches go that a sink refused after every retry; by default they are
     ///     logged in full at `error` level.
     ///   - configuration: batching, queueing and retry settings.
+    ///   - validation: the tracking plan and policy each event is checked against before the
+    ///     sinks; nil to deliver events unchecked.
     ///   - clock: the clock for batch intervals and retry backoff; tests pass a manual one.
     ///   - logger: where the pipeline reports retries, drops and dead letters.
     public init(
         sinks: [any EventSink],
         deadLetters: (any DeadLetterSink)? = nil,
         configuration: PipelineConfiguration = PipelineConfiguration(),
+        validation: EventValidation? = nil,
         clock: any Clock<Duration> = ContinuousClock(),
         logger: Logger = Logger(label: "tally.pipeline")
     ) {
@@ -55,7 +62,9 @@ public actor EventPipeline: Service {
             maxBatchSize: configuration.maxBatchSize,
             policy: configuration.overflowPolicy
         )
+        self.validation = validation
         let deadLetters = deadLetters ?? LoggingDeadLetterSink(logger: logger)
+        self.deadLetters = deadLetters
         workers = sinks.map { [counters] sink in
             SinkWorker(
                 sink: sink,
@@ -82,13 +91,24 @@ public actor EventPipeline: Service {
     /// - Throws: ``PipelineError`` with code ``PipelineError/Code/closed`` once shutdown began;
     ///   `CancellationError` if the task is cancelled while waiting.
     public nonisolated func send(_ event: EventEnvelope) async throws {
+        try checkStrict(event)
         try await buffer.append(contentsOf: CollectionOfOne(event))
     }
 
     /// Hands events over in order, waiting for room under ``OverflowPolicy/block``.
     /// - Throws: as ``send(_:)``; events before the failure were accepted.
     public nonisolated func send(contentsOf events: some Collection<EventEnvelope>) async throws {
+        for event in events { try checkStrict(event) }
         try await buffer.append(contentsOf: events)
+    }
+
+    /// Under the `strict` policy, invalid events fail at the call site.
+    private nonisolated func checkStrict(_ event: EventEnvelope) throws {
+        guard let validation, validation.policy == .strict else { return }
+        let result = validation.validator.validate(event)
+        guard result.isValid else {
+            throw PipelineError(code: .invalidEvent, message: "\(event.name): \(result.summary)")
+        }
     }
 
     /// A `TrackerContract` that feeds this pipeline: what feature modules are given.
@@ -97,7 +117,13 @@ public actor EventPipeline: Service {
         identity: TrackerIdentity = TrackerIdentity(),
         context: EventContext? = nil
     ) -> PipelineTracker {
-        PipelineTracker(buffer: buffer, feature: feature, identity: identity, context: context)
+        PipelineTracker(
+            buffer: buffer,
+            feature: feature,
+            identity: identity,
+            context: context,
+            strictValidator: validation?.policy == .strict ? validation?.validator : nil
+        )
     }
 
     /// Returns once every event accepted before the call was written by every sink and each sink
@@ -126,6 +152,8 @@ public actor EventPipeline: Service {
             dropped: counts.dropped,
             refusedAfterShutdown: counts.refusedAfterClose,
             queued: counts.queued,
+            rejected: sinkCounts.rejected,
+            annotated: sinkCounts.annotated,
             delivered: sinkCounts.delivered,
             retries: sinkCounts.retries,
             deadLettered: sinkCounts.deadLettered,
@@ -184,6 +212,7 @@ public actor EventPipeline: Service {
         while let work = await buffer.next(reusing: &taken) {
             switch work {
             case .events:
+                if validation != nil { await validate(&taken) }
                 var start = taken.startIndex
                 while start < taken.endIndex {
                     let end =
@@ -197,6 +226,52 @@ public actor EventPipeline: Service {
             case .flush(let ticket):
                 if workers.isEmpty { ticket.complete() }
                 for worker in workers { await worker.queue.push(.flush(ticket)) }
+            }
+        }
+    }
+
+    /// Validates each event on its own: invalid ones leave the batch (reject) or are marked (annotate).
+    private nonisolated func validate(_ events: inout Deque<EventEnvelope>) async {
+        guard let validation else { return }
+        var rejected: [(EventEnvelope, String)] = []
+        var annotated: UInt64 = 0
+        var kept = Deque<EventEnvelope>()
+        kept.reserveCapacity(events.count)
+        for event in events {
+            let result = validation.validator.validate(event)
+            if result.isValid {
+                kept.append(result.event)
+            } else if validation.policy == .annotate {
+                var marked = result.event
+                marked.violations = result.violations.map(\.description)
+                kept.append(marked)
+                annotated += 1
+            } else {
+                rejected.append((event, result.summary))
+            }
+        }
+        events = kept
+        counters.withLock {
+            $0.rejected += UInt64(rejected.count)
+            $0.annotated += annotated
+        }
+        for (event, reason) in rejected {
+            logger.debug(
+                "event rejected by validation",
+                metadata: ["tally.event": "\(event.name)", "tally.reason": "\(reason)"]
+            )
+            let letter = DeadLetter(
+                events: [event],
+                sinkName: "validation",
+                reason: reason,
+                attempts: 0,
+                failedAt: .now()
+            )
+            do {
+                try await deadLetters.store(letter)
+            } catch {
+                counters.withLock { $0.lost += 1 }
+                logger.critical("dead-letter sink failed: rejected event lost", metadata: ["error": "\(error)"])
             }
         }
     }

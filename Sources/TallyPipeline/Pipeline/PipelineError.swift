@@ -2,12 +2,14 @@
 public struct PipelineError: Error, Sendable, Hashable, CustomStringConvertible {
     /// What went wrong, stable across releases.
     public struct Code: Sendable, Hashable, CustomStringConvertible {
-        private enum Base: String { case closed, alreadyRunning }
+        private enum Base: String { case closed, alreadyRunning, invalidEvent }
         private let base: Base
         private init(_ base: Base) { self.base = base }
 
         /// The pipeline is shutting down or shut down, and takes no more events.
         public static let closed = Code(.closed)
+        /// Under the `strict` validation policy, the event broke the tracking plan.
+        public static let invalidEvent = Code(.invalidEvent)
         /// `run()` was called twice.
         public static let alreadyRunning = Code(.alreadyRunning)
 

@@ -1,6 +1,7 @@
 /// What the pipeline did so far. Every event handed over while the pipeline runs is
 /// ``accepted``; those a full queue cost are also counted in ``dropped``; the rest
-/// (`accepted - dropped`) end up delivered by every sink or dead-lettered.
+/// (`accepted - dropped`) are validated: ``rejected`` ones go to the dead-letter sink, the others
+/// end up delivered by every sink or dead-lettered after failed writes.
 public struct PipelineStatistics: Sendable, Hashable {
     /// Events handed over before shutdown began.
     public var accepted: UInt64
@@ -10,6 +11,10 @@ public struct PipelineStatistics: Sendable, Hashable {
     public var refusedAfterShutdown: UInt64
     /// Events in the queue now.
     public var queued: Int
+    /// Events refused by validation (policy `reject`) and sent to the dead-letter sink.
+    public var rejected: UInt64
+    /// Events kept despite violations (policy `annotate`).
+    public var annotated: UInt64
     /// Events each sink took, by sink name.
     public var delivered: [String: UInt64]
     /// Failed writes that were tried again.
@@ -25,6 +30,8 @@ public struct PipelineStatistics: Sendable, Hashable {
         dropped: UInt64 = 0,
         refusedAfterShutdown: UInt64 = 0,
         queued: Int = 0,
+        rejected: UInt64 = 0,
+        annotated: UInt64 = 0,
         delivered: [String: UInt64] = [:],
         retries: UInt64 = 0,
         deadLettered: UInt64 = 0,
@@ -34,6 +41,8 @@ public struct PipelineStatistics: Sendable, Hashable {
         self.dropped = dropped
         self.refusedAfterShutdown = refusedAfterShutdown
         self.queued = queued
+        self.rejected = rejected
+        self.annotated = annotated
         self.delivered = delivered
         self.retries = retries
         self.deadLettered = deadLettered

@@ -99,4 +99,6 @@ struct SinkCounters: Sendable {
     var retries: UInt64 = 0
     var deadLettered: UInt64 = 0
     var lost: UInt64 = 0
+    var rejected: UInt64 = 0
+    var annotated: UInt64 = 0
 }

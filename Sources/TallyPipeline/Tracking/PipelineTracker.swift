@@ -1,4 +1,5 @@
 public import TallyCore
+import TallySchema
 public import Tracking
 
 /// The `TrackerContract` feature modules are given: `track()` stamps an id and a timestamp and
@@ -18,8 +19,17 @@ public struct PipelineTracker: TrackerContract, Sendable {
     /// App and device facts stamped on every event.
     public let context: EventContext?
 
-    init(buffer: EventBuffer, feature: String?, identity: TrackerIdentity, context: EventContext?) {
+    private let strictValidator: EventValidator?
+
+    init(
+        buffer: EventBuffer,
+        feature: String?,
+        identity: TrackerIdentity,
+        context: EventContext?,
+        strictValidator: EventValidator?
+    ) {
         self.buffer = buffer
+        self.strictValidator = strictValidator
         self.feature = feature
         self.context = context
         state = Locked(State(generator: UUIDv7Generator(), identity: identity))
@@ -32,20 +42,24 @@ public struct PipelineTracker: TrackerContract, Sendable {
         let (id, identity) = state.withLock { state in
             (state.generator.next(at: now), state.identity)
         }
-        _ = buffer.offer(
-            EventEnvelope(
-                eventID: id,
-                name: event.name,
-                feature: feature,
-                properties: EventProperties(strings: event.properties),
-                occurredAt: now,
-                receivedAt: now,
-                userID: identity.userID,
-                anonymousID: identity.anonymousID,
-                sessionID: identity.sessionID,
-                context: context
-            )
+        let envelope = EventEnvelope(
+            eventID: id,
+            name: event.name,
+            feature: feature,
+            properties: EventProperties(strings: event.properties),
+            occurredAt: now,
+            receivedAt: now,
+            userID: identity.userID,
+            anonymousID: identity.anonymousID,
+            sessionID: identity.sessionID,
+            context: context
         )
+        if let strictValidator {
+            // The `strict` policy, for development and tests: a tracking-plan violation is a bug at this call site.
+            let result = strictValidator.validate(envelope)
+            precondition(result.isValid, "tally: invalid event \(event.name): \(result.summary)")
+        }
+        _ = buffer.offer(envelope)
     }
 
     /// The identity stamped on events from now on.
