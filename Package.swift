@@ -17,6 +17,7 @@ let package = Package(
         .library(name: "TallyPipeline", targets: ["TallyPipeline"]),
         .library(name: "TallyFileStore", targets: ["TallyFileStore"]),
         .library(name: "TallySchema", targets: ["TallySchema"]),
+        .executable(name: "tally", targets: ["tally"]),
     ],
     dependencies: [
         .package(url: "https://github.com/apple/swift-log", from: "1.16.0"),
@@ -77,9 +78,25 @@ let package = Package(
             path: "Examples/EpisodeDemo",
             swiftSettings: strict
         ),
+        // The command-line tool: thin commands over the libraries.
+        .executableTarget(
+            name: "tally",
+            dependencies: [
+                "TallyCore",
+                "TallySchema",
+                "TallyPipeline",
+                "TallyFileStore",
+                .product(name: "ArgumentParser", package: "swift-argument-parser"),
+                .product(name: "Logging", package: "swift-log"),
+            ],
+            swiftSettings: strict
+        ),
         .executableTarget(
             name: "tally-bench",
-            dependencies: ["Tracking", "TallyCore", "TallyPipeline", .product(name: "Logging", package: "swift-log")],
+            dependencies: [
+                "Tracking", "TallyCore", "TallySchema", "TallyPipeline",
+                .product(name: "Logging", package: "swift-log"),
+            ],
             path: "Benchmarks/tally-bench",
             swiftSettings: strict
         ),
@@ -108,7 +125,7 @@ let package = Package(
         ),
         .testTarget(
             name: "ProcessTests",
-            dependencies: ["TallyFileStore", "TallyCore"],
+            dependencies: ["TallyFileStore", "TallyCore", "TallySchema"],
             swiftSettings: strict
         ),
     ]

@@ -24,7 +24,9 @@ struct PipelineValidationTests {
                 occurredAt: .now()
             )
         }
-        let good = (0..<50).map { event("episode_list_episode_selected", ["episode_id": "ep-\($0)", "position": "\($0)"]) }
+        let good = (0..<50).map {
+            event("episode_list_episode_selected", ["episode_id": "ep-\($0)", "position": "\($0)"])
+        }
         let bad = [
             event("episode_list_episode_selected", ["episode_id": "ep-1", "position": "first"]),
             event("episode_list_scrolled", [:]),
@@ -33,7 +35,9 @@ struct PipelineValidationTests {
         return (good, bad)
     }
 
-    @Test("reject: a batch mixing good and bad events delivers every good one; each bad one is dead-lettered with its reason")
+    @Test(
+        "reject: a batch mixing good and bad events delivers every good one; each bad one is dead-lettered with its reason"
+    )
     func rejectKeepsTheGoodOnes() async throws {
         let sink = InMemorySink()
         let deadLetters = InMemoryDeadLetterSink()
@@ -51,7 +55,11 @@ struct PipelineValidationTests {
             try await pipeline.send(contentsOf: mixed)
         }
         #expect(sink.events.map(\.eventID) == good.map(\.eventID))
-        #expect(sink.events.allSatisfy { $0.properties["position"].map { if case .integer = $0 { true } else { false } } == true })
+        #expect(
+            sink.events.allSatisfy {
+                $0.properties["position"].map { if case .integer = $0 { true } else { false } } == true
+            }
+        )
         #expect(sink.events.allSatisfy { $0.feature == "episode" && $0.schemaVersion == "1-0-0" })
         let letters = deadLetters.letters
         #expect(letters.map { $0.events[0].eventID } == bad.map(\.eventID))

@@ -5,7 +5,9 @@ import Foundation
 enum ConformanceData {
     static var root: URL? {
         let environment = ProcessInfo.processInfo.environment["TALLY_CONFORMANCE_DIR"]
-        let candidates = [environment, repositoryRoot.map { $0.deletingLastPathComponent().path + "/shared/external-data" }]
+        let candidates = [
+            environment, repositoryRoot.map { $0.deletingLastPathComponent().path + "/shared/external-data" },
+        ]
         for case let path? in candidates where FileManager.default.fileExists(atPath: path) {
             return URL(fileURLWithPath: path)
         }

@@ -22,11 +22,17 @@ struct EventValidationTests {
         #expect(corpus.count >= 30)
         var seen = Set<String>()
         for (index, (expect, line)) in corpus.enumerated() {
-            let result = Self.validator.validate(ndjsonLine: Array(line.utf8), fallbackID: EventID(high: 7, low: UInt64(index)))
+            let result = Self.validator.validate(
+                ndjsonLine: Array(line.utf8),
+                fallbackID: EventID(high: 7, low: UInt64(index))
+            )
             if expect == "valid" {
                 #expect(result.isValid, "line \(index + 1): \(result.summary)")
             } else {
-                #expect(result.codes.contains { $0.rawValue == expect }, "line \(index + 1) expected \(expect): \(result.summary)")
+                #expect(
+                    result.codes.contains { $0.rawValue == expect },
+                    "line \(index + 1) expected \(expect): \(result.summary)"
+                )
             }
             seen.insert(expect)
         }
@@ -62,7 +68,9 @@ struct EventValidationTests {
     @Test("messages name the rule, never echo the value")
     func messagesDoNotLeakValues() {
         let secret = "ep-secret-token-123"
-        let result = Self.validator.validate(Fixtures.event("episode_detail_viewed", ["episode_id": .string(secret), "source": "mail"]))
+        let result = Self.validator.validate(
+            Fixtures.event("episode_detail_viewed", ["episode_id": .string(secret), "source": "mail"])
+        )
         #expect(!result.isValid)
         #expect(!result.summary.contains(secret))
     }

@@ -42,7 +42,9 @@ struct JSONSchemaSuiteTests {
         #expect(disagreements.isEmpty, "\(disagreements.joined(separator: "\n"))")
         let summary = passed.sorted { $0.key < $1.key }.map { "\($0.key) \($0.value)" }.joined(separator: ", ")
         print("\(draft): cases passed per keyword file: \(summary)")
-        print("\(draft): \(skippedGroups.count) groups skipped for unsupported keywords: \(skippedGroups.joined(separator: "; "))")
+        print(
+            "\(draft): \(skippedGroups.count) groups skipped for unsupported keywords: \(skippedGroups.joined(separator: "; "))"
+        )
         #expect(passed.values.reduce(0, +) > 100)
     }
 }

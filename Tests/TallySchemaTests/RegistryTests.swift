@@ -29,20 +29,51 @@ struct RegistryTests {
     @Test(
         "broken plans are refused with the file, the JSON path and the reason",
         arguments: [
-            (plan(events: event("cart_viewed", properties: #"{"type":"object","properties":{"x":{"type":"string","items":{}}}}"#)),
-             SchemaError.Code.unsupportedKeyword, "$.events[0].properties.properties.x.items"),
+            (
+                plan(
+                    events: event(
+                        "cart_viewed",
+                        properties: #"{"type":"object","properties":{"x":{"type":"string","items":{}}}}"#
+                    )
+                ),
+                SchemaError.Code.unsupportedKeyword, "$.events[0].properties.properties.x.items"
+            ),
             (plan(events: event("Cart Viewed")), .invalidName, "$.events[0].name"),
             (plan(events: event("checkout_viewed")), .unknownScreen, "$.events[0].name"),
             (plan(events: event("cart_viewed", version: "1.0.0")), .invalidVersion, "$.events[0].version"),
             (plan(events: event("cart_viewed") + "," + event("cart_viewed")), .duplicateEvent, "$.events[1]"),
-            (plan(events: event("cart_viewed", properties: #"{"type":"object","properties":{"n":{}}}"#)),
-             .invalidKeyword, "$.events[0].properties.properties.n.type"),
-            (plan(events: event("cart_viewed", properties: #"{"type":"object","properties":{"item_id":{"type":"string"},"itemId":{"type":"string"}}}"#)),
-             .nameCollision, "$.events[0].properties.properties.itemId"),
-            (plan(events: event("cart_viewed", properties: #"{"type":"object","properties":{"s":{"type":"string","pattern":"(["}}}"#)),
-             .invalidPattern, "$.events[0].properties.properties.s.pattern"),
-            (plan(events: event("cart_viewed", properties: #"{"type":"object","properties":{"s":{"type":"string","format":"hostname"}}}"#)),
-             .unsupportedFormat, "$.events[0].properties.properties.s.format"),
+            (
+                plan(events: event("cart_viewed", properties: #"{"type":"object","properties":{"n":{}}}"#)),
+                .invalidKeyword, "$.events[0].properties.properties.n.type"
+            ),
+            (
+                plan(
+                    events: event(
+                        "cart_viewed",
+                        properties:
+                            #"{"type":"object","properties":{"item_id":{"type":"string"},"itemId":{"type":"string"}}}"#
+                    )
+                ),
+                .nameCollision, "$.events[0].properties.properties.itemId"
+            ),
+            (
+                plan(
+                    events: event(
+                        "cart_viewed",
+                        properties: #"{"type":"object","properties":{"s":{"type":"string","pattern":"(["}}}"#
+                    )
+                ),
+                .invalidPattern, "$.events[0].properties.properties.s.pattern"
+            ),
+            (
+                plan(
+                    events: event(
+                        "cart_viewed",
+                        properties: #"{"type":"object","properties":{"s":{"type":"string","format":"hostname"}}}"#
+                    )
+                ),
+                .unsupportedFormat, "$.events[0].properties.properties.s.format"
+            ),
             ("{ \(header), \"events\": [], \"owner\": \"me\" }", .unsupportedKeyword, "$.owner"),
             ("{ \"feature\": \"shop\" ", .malformedFile, "$"),
         ]
@@ -61,9 +92,11 @@ struct RegistryTests {
 
     @Test("names that collide across plans are refused, each with its file")
     func collisionsAcrossPlans() throws {
-        let shop = #"{ "feature": "shop", "description": "d", "screens": ["cart"], "events": [\#(Self.event("cart_item_added"))] }"#
+        let shop =
+            #"{ "feature": "shop", "description": "d", "screens": ["cart"], "events": [\#(Self.event("cart_item_added"))] }"#
         // cartitem_added and cart_item_added differ only by an underscore.
-        let other = #"{ "feature": "promo", "description": "d", "screens": ["cartitem"], "events": [\#(Self.event("cartitem_added"))] }"#
+        let other =
+            #"{ "feature": "promo", "description": "d", "screens": ["cartitem"], "events": [\#(Self.event("cartitem_added"))] }"#
         let directory = try Fixtures.registry(["shop.json": shop, "promo.json": other])
         defer { try? FileManager.default.removeItem(atPath: directory) }
         #expect(throws: SchemaRegistry.LoadError.self) { try SchemaRegistry.load(directory: directory) }

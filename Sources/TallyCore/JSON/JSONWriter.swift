@@ -88,3 +88,47 @@ public enum JSONWriter {
         }
     }
 }
+
+extension JSONWriter {
+    /// `value` as JSON text: compact, or indented by two spaces with one member per line.
+    public static func text(_ value: JSONValue, pretty: Bool = false) -> String {
+        var bytes: [UInt8] = []
+        append(value, to: &bytes, indent: pretty ? 0 : nil)
+        return String(decoding: bytes, as: UTF8.self)
+    }
+
+    private static func append(_ value: JSONValue, to bytes: inout [UInt8], indent: Int?) {
+        func newline(_ level: Int) {
+            guard let indent else { return }
+            bytes.append(UInt8(ascii: "\n"))
+            bytes.append(contentsOf: repeatElement(UInt8(ascii: " "), count: (indent + level) * 2))
+        }
+        switch value {
+        case .null: bytes.append(contentsOf: "null".utf8)
+        case .bool(let bool): bytes.append(contentsOf: bool ? "true".utf8 : "false".utf8)
+        case .number(let number): bytes.append(contentsOf: number.text.utf8)
+        case .string(let string): appendString(string, to: &bytes)
+        case .array(let elements):
+            bytes.append(UInt8(ascii: "["))
+            for (index, element) in elements.enumerated() {
+                if index > 0 { bytes.append(UInt8(ascii: ",")) }
+                newline(1)
+                append(element, to: &bytes, indent: indent.map { $0 + 1 })
+            }
+            if !elements.isEmpty { newline(0) }
+            bytes.append(UInt8(ascii: "]"))
+        case .object(let members):
+            bytes.append(UInt8(ascii: "{"))
+            for (index, member) in members.enumerated() {
+                if index > 0 { bytes.append(UInt8(ascii: ",")) }
+                newline(1)
+                appendString(member.key, to: &bytes)
+                bytes.append(UInt8(ascii: ":"))
+                if indent != nil { bytes.append(UInt8(ascii: " ")) }
+                append(member.value, to: &bytes, indent: indent.map { $0 + 1 })
+            }
+            if !members.isEmpty { newline(0) }
+            bytes.append(UInt8(ascii: "}"))
+        }
+    }
+}

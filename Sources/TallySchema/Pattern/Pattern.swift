@@ -40,7 +40,8 @@ public struct Pattern: Sendable, CustomStringConvertible {
         return Self.withScalars(string) { program.matches($0, scratch: &scratch) }
     }
 
-    private static func withScalars<Result>(_ string: String, _ body: (UnsafeBufferPointer<UInt32>) -> Result) -> Result {
+    private static func withScalars<Result>(_ string: String, _ body: (UnsafeBufferPointer<UInt32>) -> Result) -> Result
+    {
         let utf8Count = string.utf8.count
         if utf8Count <= 256 {
             return withUnsafeTemporaryAllocation(of: UInt32.self, capacity: utf8Count) { buffer in

@@ -18,7 +18,13 @@ public enum NamingRules {
     /// The key two names collide on: lowercase letters and digits only
     /// (`Episode Viewed`, `episode_viewed` and `episodeViewed` all give `episodeviewed`).
     public static func collisionKey(_ name: String) -> String {
-        String(String.UnicodeScalarView(name.lowercased().unicodeScalars.filter { $0.properties.isAlphabetic || $0.properties.numericType != nil }))
+        String(
+            String.UnicodeScalarView(
+                name.lowercased().unicodeScalars.filter {
+                    $0.properties.isAlphabetic || $0.properties.numericType != nil
+                }
+            )
+        )
     }
 
     /// The snake_case of a Swift type name: `EpisodeListScreen` → `episode_list_screen`.

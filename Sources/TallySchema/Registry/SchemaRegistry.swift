@@ -29,7 +29,9 @@ public struct SchemaRegistry: Sendable {
             if let other = byFeature[plan.feature] {
                 problems.append(
                     SchemaError(
-                        .duplicateEvent, file: plan.file, path: "$.feature",
+                        .duplicateEvent,
+                        file: plan.file,
+                        path: "$.feature",
                         message: "feature \(plan.feature) is also declared in \(other.file ?? "another plan")"
                     )
                 )
@@ -40,7 +42,12 @@ public struct SchemaRegistry: Sendable {
                 let key = NamingRules.collisionKey(event.name)
                 if let owner = collisionOwners[key], owner != event.name {
                     problems.append(
-                        SchemaError(.nameCollision, file: event.file, path: event.path + ".name", message: "\(event.name) collides with \(owner)")
+                        SchemaError(
+                            .nameCollision,
+                            file: event.file,
+                            path: event.path + ".name",
+                            message: "\(event.name) collides with \(owner)"
+                        )
                     )
                     continue
                 }
@@ -49,7 +56,9 @@ public struct SchemaRegistry: Sendable {
                     let place = existing.feature == event.feature ? "" : " (feature \(existing.feature))"
                     problems.append(
                         SchemaError(
-                            .duplicateEvent, file: event.file, path: event.path,
+                            .duplicateEvent,
+                            file: event.file,
+                            path: event.path,
                             message: "\(event.name) \(event.version) is declared twice\(place)"
                         )
                     )
@@ -58,7 +67,9 @@ public struct SchemaRegistry: Sendable {
                 if let owner = versions[event.name]?.first, owner.feature != event.feature {
                     problems.append(
                         SchemaError(
-                            .nameCollision, file: event.file, path: event.path + ".name",
+                            .nameCollision,
+                            file: event.file,
+                            path: event.path + ".name",
                             message: "\(event.name) already belongs to feature \(owner.feature)"
                         )
                     )
@@ -77,14 +88,19 @@ public struct SchemaRegistry: Sendable {
     public static func load(directory: String) throws(LoadError) -> SchemaRegistry {
         let names: [String]
         do {
-            names = try FileManager.default.contentsOfDirectory(atPath: directory).filter { $0.hasSuffix(".json") }.sorted()
+            names = try FileManager.default.contentsOfDirectory(atPath: directory).filter { $0.hasSuffix(".json") }
+                .sorted()
         } catch {
-            throw LoadError(problems: [SchemaError(.malformedFile, file: directory, path: "$", message: "cannot read the directory")])
+            throw LoadError(problems: [
+                SchemaError(.malformedFile, file: directory, path: "$", message: "cannot read the directory")
+            ])
         }
         var problems: [SchemaError] = []
         var plans: [TrackingPlan] = []
         if names.isEmpty {
-            problems.append(SchemaError(.malformedFile, file: directory, path: "$", message: "no *.json tracking plans"))
+            problems.append(
+                SchemaError(.malformedFile, file: directory, path: "$", message: "no *.json tracking plans")
+            )
         }
         for name in names {
             let path = directory.hasSuffix("/") ? directory + name : directory + "/" + name

@@ -55,7 +55,12 @@ public struct TrackingPlanParser: Sendable {
         if case .array(let list)? = value["events"] {
             for (index, event) in list.enumerated() {
                 if let parsed = parseEvent(
-                    event, path: "$.events[\(index)]", feature: feature, screens: screens, file: file, problems: &problems
+                    event,
+                    path: "$.events[\(index)]",
+                    feature: feature,
+                    screens: screens,
+                    file: file,
+                    problems: &problems
                 ) {
                     events.append(parsed)
                 }
@@ -65,7 +70,12 @@ public struct TrackingPlanParser: Sendable {
         }
         guard problems.count == before else { return nil }
         return TrackingPlan(
-            feature: feature, description: description, screens: screens, events: events, file: file, source: value
+            feature: feature,
+            description: description,
+            screens: screens,
+            events: events,
+            file: file,
+            source: value
         )
     }
 
@@ -119,15 +129,23 @@ public struct TrackingPlanParser: Sendable {
         }
         guard problems.count == before, let version, let schema else { return nil }
         return EventSchema(
-            name: name, feature: feature, screen: screen, version: version, description: description,
-            properties: schema, file: file, path: path
+            name: name,
+            feature: feature,
+            screen: screen,
+            version: version,
+            description: description,
+            properties: schema,
+            file: file,
+            path: path
         )
     }
 
     /// Properties are a flat object of declared scalars: types are declared, never inferred.
     private func checkPropertySchema(_ schema: JSONSchema, path: String, file: String?, problems: inout [SchemaError]) {
         if schema.types != [.object] {
-            problems.append(SchemaError(.invalidKeyword, file: file, path: path + ".type", message: "must be \"object\""))
+            problems.append(
+                SchemaError(.invalidKeyword, file: file, path: path + ".type", message: "must be \"object\"")
+            )
         }
         var keys: [String: String] = [:]
         for (name, property) in schema.properties {
@@ -147,7 +165,9 @@ public struct TrackingPlanParser: Sendable {
             else {
                 problems.append(
                     SchemaError(
-                        .invalidKeyword, file: file, path: propertyPath + ".type",
+                        .invalidKeyword,
+                        file: file,
+                        path: propertyPath + ".type",
                         message: "declare exactly one of string, integer, number, boolean (optionally with null)"
                     )
                 )

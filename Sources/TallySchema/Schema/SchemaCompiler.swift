@@ -59,7 +59,10 @@ public struct SchemaCompiler: Sendable {
             maxLength: try count(keywords["maxLength"], path: path + ".maxLength"),
             required: try required(keywords["required"], path: path + ".required"),
             properties: try properties(keywords["properties"], path: path + ".properties"),
-            additionalProperties: try additional(keywords["additionalProperties"], path: path + ".additionalProperties"),
+            additionalProperties: try additional(
+                keywords["additionalProperties"],
+                path: path + ".additionalProperties"
+            ),
             description: keywords["description"]?.stringValue,
             source: value
         )

@@ -43,8 +43,9 @@ public enum SchemaFormat: String, Sendable, Hashable, CaseIterable {
         for byte in scheme {
             let isAlpha = (0x41...0x5A).contains(byte) || (0x61...0x7A).contains(byte)
             let isDigit = (0x30...0x39).contains(byte)
-            guard isAlpha || isDigit || byte == UInt8(ascii: "+") || byte == UInt8(ascii: "-")
-                || byte == UInt8(ascii: ".")
+            guard
+                isAlpha || isDigit || byte == UInt8(ascii: "+") || byte == UInt8(ascii: "-")
+                    || byte == UInt8(ascii: ".")
             else { return false }
         }
         let invalid: Set<UInt8> = [0x20, 0x22, 0x3C, 0x3E, 0x5C, 0x5E, 0x60, 0x7B, 0x7C, 0x7D]

@@ -33,7 +33,11 @@ public struct EventValidator: Sendable {
         do {
             return validate(try EventEnvelope(ndjsonLine: line, fallbackID: fallbackID))
         } catch {
-            let placeholder = EventEnvelope(eventID: fallbackID, name: "", occurredAt: Timestamp(nanosecondsSinceEpoch: 0))
+            let placeholder = EventEnvelope(
+                eventID: fallbackID,
+                name: "",
+                occurredAt: Timestamp(nanosecondsSinceEpoch: 0)
+            )
             return ValidationResult(
                 event: placeholder,
                 violations: [EventViolation(ReasonCode(error.code), path: error.path, message: error.message)]
@@ -48,7 +52,9 @@ public struct EventValidator: Sendable {
         if name.isEmpty {
             violations.append(EventViolation(.missingField, path: "$.name", message: "required"))
         } else if name.utf8.count > limits.maxNameLength {
-            violations.append(EventViolation(.tooLarge, path: "$.name", message: "longer than \(limits.maxNameLength) bytes"))
+            violations.append(
+                EventViolation(.tooLarge, path: "$.name", message: "longer than \(limits.maxNameLength) bytes")
+            )
         } else if !NamingRules.isSnakeCase(name) {
             violations.append(EventViolation(.invalidName, path: "$.name", message: "must be lowercase snake_case"))
         } else if registry == nil, !name.utf8.contains(UInt8(ascii: "_")) {
@@ -59,7 +65,11 @@ public struct EventValidator: Sendable {
         }
         if event.properties.count > limits.maxPropertyCount {
             violations.append(
-                EventViolation(.tooLarge, path: "$.properties", message: "more than \(limits.maxPropertyCount) properties")
+                EventViolation(
+                    .tooLarge,
+                    path: "$.properties",
+                    message: "more than \(limits.maxPropertyCount) properties"
+                )
             )
         }
         var estimatedBytes = 256 + name.utf8.count
@@ -68,7 +78,11 @@ public struct EventValidator: Sendable {
             estimatedBytes += keyBytes + 8
             if keyBytes == 0 || keyBytes > limits.maxKeyLength {
                 violations.append(
-                    EventViolation(.tooLarge, path: "$.properties", message: "a key is empty or over \(limits.maxKeyLength) bytes")
+                    EventViolation(
+                        .tooLarge,
+                        path: "$.properties",
+                        message: "a key is empty or over \(limits.maxKeyLength) bytes"
+                    )
                 )
             }
             if case .string(let string) = value {
@@ -76,22 +90,32 @@ public struct EventValidator: Sendable {
                 estimatedBytes += valueBytes
                 if valueBytes > limits.maxValueLength {
                     violations.append(
-                        EventViolation(.tooLarge, path: "$.properties.\(key)", message: "over \(limits.maxValueLength) bytes")
+                        EventViolation(
+                            .tooLarge,
+                            path: "$.properties.\(key)",
+                            message: "over \(limits.maxValueLength) bytes"
+                        )
                     )
                 }
             } else {
                 estimatedBytes += 24
             }
         }
-        for (field, value) in [("user_id", event.userID), ("anonymous_id", event.anonymousID), ("session_id", event.sessionID)] {
+        for (field, value) in [
+            ("user_id", event.userID), ("anonymous_id", event.anonymousID), ("session_id", event.sessionID),
+        ] {
             guard let value else { continue }
             estimatedBytes += value.utf8.count
             if value.utf8.count > limits.maxValueLength {
-                violations.append(EventViolation(.tooLarge, path: "$.\(field)", message: "over \(limits.maxValueLength) bytes"))
+                violations.append(
+                    EventViolation(.tooLarge, path: "$.\(field)", message: "over \(limits.maxValueLength) bytes")
+                )
             }
         }
         if let version = event.schemaVersion, SchemaVer(version) == nil {
-            violations.append(EventViolation(.unknownVersion, path: "$.schema_version", message: "not a SchemaVer like 1-0-0"))
+            violations.append(
+                EventViolation(.unknownVersion, path: "$.schema_version", message: "not a SchemaVer like 1-0-0")
+            )
         }
         // Exact size only when the cheap estimate (escaping aside) says it might be too large.
         if estimatedBytes * 2 > limits.maxEventBytes, event.ndjsonLine.count > limits.maxEventBytes {
@@ -120,7 +144,11 @@ public struct EventValidator: Sendable {
         }
         if let feature = event.feature, feature != schema.feature {
             violations.append(
-                EventViolation(.featureMismatch, path: "$.feature", message: "the plan puts this event in \(schema.feature)")
+                EventViolation(
+                    .featureMismatch,
+                    path: "$.feature",
+                    message: "the plan puts this event in \(schema.feature)"
+                )
             )
         }
         event.feature = schema.feature
@@ -136,7 +164,11 @@ public struct EventValidator: Sendable {
                 case .allowed: converted = value
                 case .forbidden:
                     violations.append(
-                        EventViolation(.unknownProperty, path: "$.properties.\(key)", message: "not declared in the plan")
+                        EventViolation(
+                            .unknownProperty,
+                            path: "$.properties.\(key)",
+                            message: "not declared in the plan"
+                        )
                     )
                     converted = value
                 case .schema(let additional):
@@ -153,7 +185,9 @@ public struct EventValidator: Sendable {
             }
         }
         for name in propertySchema.required where !event.properties.contains(name) {
-            violations.append(EventViolation(.missingProperty, path: "$.properties.\(name)", message: "required by the plan"))
+            violations.append(
+                EventViolation(.missingProperty, path: "$.properties.\(name)", message: "required by the plan")
+            )
         }
         if let normalized { event.properties = EventProperties(normalized) }
     }

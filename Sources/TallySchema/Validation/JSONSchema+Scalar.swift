@@ -69,13 +69,15 @@ extension JSONSchema {
     /// A string holding a JSON number (`-1.5e3`), as a finite double.
     private static func jsonNumber(_ string: String) -> Double? {
         let bytes = Array(string.utf8)
-        guard !bytes.isEmpty, (try? JSONParser.parse(bytes)).map({ if case .number = $0 { true } else { false } }) == true,
+        guard !bytes.isEmpty,
+            (try? JSONParser.parse(bytes)).map({ if case .number = $0 { true } else { false } }) == true,
             let number = Double(string), number.isFinite
         else { return nil }
         return number
     }
 
-    private func checkString(_ string: String, path: @autoclosure () -> String, into violations: inout [EventViolation]) {
+    private func checkString(_ string: String, path: @autoclosure () -> String, into violations: inout [EventViolation])
+    {
         if minLength != nil || maxLength != nil {
             let length = string.unicodeScalars.count
             if let minLength, length < minLength {
@@ -86,14 +88,17 @@ extension JSONSchema {
             }
         }
         if let pattern, !pattern.matches(string) {
-            violations.append(EventViolation(.patternMismatch, path: path(), message: "does not match \(pattern.source)"))
+            violations.append(
+                EventViolation(.patternMismatch, path: path(), message: "does not match \(pattern.source)")
+            )
         }
         if let format, !format.matches(string) {
             violations.append(EventViolation(.formatMismatch, path: path(), message: "not a valid \(format.rawValue)"))
         }
     }
 
-    private func checkNumber(_ number: Double, path: @autoclosure () -> String, into violations: inout [EventViolation]) {
+    private func checkNumber(_ number: Double, path: @autoclosure () -> String, into violations: inout [EventViolation])
+    {
         var schemaViolations: [SchemaViolation] = []
         validateNumber(number, path: "", into: &schemaViolations)
         for violation in schemaViolations {

@@ -1,0 +1,156 @@
+import Foundation
+import TallyCore
+
+/// Converts a Snowplow Iglu registry (`<vendor>/<name>/jsonschema/<SchemaVer>` self-describing
+/// JSON Schemas, draft-04) into tally tracking plans: one feature per vendor, one event per schema.
+///
+/// Keys on the path and requires the `self` block to agree with it. What tally cannot represent
+/// (nested objects and arrays, unsupported keywords, names without `{screen}_{action}` parts,
+/// broken files) is refused with the path and the reason, never dropped silently.
+///
+/// Event names are unique across features in tally, so when two vendors define the same name the
+/// first vendor in path order keeps it and the other is refused; `vendors` narrows the import to
+/// the vendors you want.
+public struct IgluImporter: Sendable {
+    /// Only vendors equal to or under one of these (`com.snowplowanalytics.mobile`); empty for all.
+    public var vendors: [String]
+
+    /// Creates an importer, optionally limited to some vendors.
+    public init(vendors: [String] = []) {
+        self.vendors = vendors
+    }
+
+    /// Imports every file under `directory`.
+    public func importRegistry(at directory: String) -> ImportReport {
+        var report = ImportReport()
+        var builder = PlanBuilder()
+        let root = URL(fileURLWithPath: directory)
+        guard let enumerator = FileManager.default.enumerator(atPath: directory) else {
+            report.refusals.append(.init(source: directory, reason: "cannot read the directory"))
+            return report
+        }
+        var files: [String] = []
+        while let relative = enumerator.nextObject() as? String {
+            var isDirectory: ObjCBool = false
+            let path = root.appendingPathComponent(relative).path
+            if FileManager.default.fileExists(atPath: path, isDirectory: &isDirectory), !isDirectory.boolValue,
+                !relative.hasPrefix("."), !relative.contains("/."), relative.split(separator: "/").count >= 4
+            {
+                files.append(relative)
+            }
+        }
+        for relative in files.sorted() {
+            let path = root.appendingPathComponent(relative).path
+            let parts = relative.split(separator: "/").map(String.init)
+            let (vendor, name, format, versionText) = (
+                parts[parts.count - 4], parts[parts.count - 3], parts[parts.count - 2], parts[parts.count - 1]
+            )
+            guard vendors.isEmpty || vendors.contains(where: { vendor == $0 || vendor.hasPrefix($0 + ".") }) else {
+                continue
+            }
+            guard format == "jsonschema" else {
+                report.refusals.append(.init(source: path, reason: "format \(format) is not JSON Schema"))
+                continue
+            }
+            if let reason = importSchema(
+                path: path,
+                vendor: vendor,
+                name: name,
+                versionText: versionText,
+                report: &report,
+                builder: &builder
+            ) {
+                report.refusals.append(.init(source: path, reason: reason))
+            } else {
+                report.importedCount += 1
+            }
+        }
+        report.plans = builder.plans
+        return report
+    }
+
+    private func importSchema(
+        path: String,
+        vendor: String,
+        name: String,
+        versionText: String,
+        report: inout ImportReport,
+        builder: inout PlanBuilder
+    ) -> String? {
+        guard let data = FileManager.default.contents(atPath: path) else { return "cannot be read" }
+        guard !data.isEmpty else { return "empty file" }
+        let schema: JSONValue
+        do {
+            schema = try JSONParser.parse(Array(data))
+        } catch {
+            return "not JSON: \(error)"
+        }
+        guard let version = SchemaVer(versionText) else { return "\(versionText) is not a SchemaVer" }
+        guard let selfBlock = schema["self"] else { return "$.self: not a self-describing schema" }
+        guard selfBlock["vendor"]?.stringValue == vendor, selfBlock["name"]?.stringValue == name,
+            selfBlock["format"]?.stringValue == "jsonschema", selfBlock["version"]?.stringValue == versionText
+        else { return "$.self: does not match its path (\(vendor)/\(name)/jsonschema/\(versionText))" }
+        let metaSchema = schema["$schema"]?.stringValue ?? ""
+        guard metaSchema.hasPrefix("http://iglucentral.com/schemas/com.snowplowanalytics.self-desc/schema/jsonschema/")
+        else { return "$.$schema: not the Iglu self-describing meta-schema" }
+        // The schema without its Iglu envelope is the event's properties schema.
+        guard case .object(let members) = schema else { return "$: not an object" }
+        let body = Self.draft07(
+            JSONValue.object(members.filter { $0.key != "self" && $0.key != "$schema" && $0.key != "$supersededBy" })
+        )
+        let feature = Self.snakeCase(vendor)
+        let eventName = Self.snakeCase(name)
+        if eventName != name { report.renamed.append("\(vendor)/\(name) → \(eventName)") }
+        return builder.add(
+            feature: feature,
+            featureDescription: "Imported from the Iglu vendor \(vendor).",
+            name: eventName,
+            version: version,
+            description: schema["description"]?.stringValue ?? "iglu:\(vendor)/\(name)/jsonschema/\(versionText)",
+            properties: body
+        )
+    }
+
+    /// Rewrites draft-04's boolean `exclusiveMinimum`/`exclusiveMaximum` into draft-07's numbers.
+    static func draft07(_ value: JSONValue) -> JSONValue {
+        switch value {
+        case .array(let elements): return .array(elements.map(draft07))
+        case .object(let members):
+            var result = members.map { JSONMember(key: $0.key, value: draft07($0.value)) }
+            for (exclusive, plain) in [("exclusiveMinimum", "minimum"), ("exclusiveMaximum", "maximum")] {
+                guard let flag = result.firstIndex(where: { $0.key == exclusive }),
+                    case .bool(let isExclusive) = result[flag].value
+                else { continue }
+                if isExclusive, let bound = result.firstIndex(where: { $0.key == plain }) {
+                    result[flag].value = result[bound].value
+                    result.remove(at: bound)
+                } else {
+                    result.remove(at: flag)
+                }
+            }
+            return .object(result)
+        default: return value
+        }
+    }
+
+    /// `com.snowplowanalytics.mobile` → `com_snowplowanalytics_mobile`; `screenView` → `screen_view`.
+    static func snakeCase(_ text: String) -> String {
+        var result = ""
+        var previousWasLower = false
+        for scalar in text.unicodeScalars {
+            if CharacterSet.uppercaseLetters.contains(scalar) {
+                if previousWasLower { result.append("_") }
+                result.append(String(scalar).lowercased())
+                previousWasLower = false
+            } else if CharacterSet.alphanumerics.contains(scalar) && scalar.isASCII {
+                result.unicodeScalars.append(scalar)
+                previousWasLower = true
+            } else {
+                if !result.hasSuffix("_") && !result.isEmpty { result.append("_") }
+                previousWasLower = false
+            }
+        }
+        while result.hasSuffix("_") { result.removeLast() }
+        return result
+    }
+}

@@ -1,0 +1,30 @@
+import ArgumentParser
+import Foundation
+import TallySchema
+
+/// `--registry DIR`, defaulting to `$TALLY_REGISTRY`.
+struct RegistryOption: ParsableArguments {
+    @Option(name: .long, help: "The registry directory (default: $TALLY_REGISTRY).")
+    var registry: String?
+
+    /// The directory to use.
+    func directory() throws -> String {
+        if let registry { return registry }
+        if let environment = ProcessInfo.processInfo.environment["TALLY_REGISTRY"], !environment.isEmpty {
+            return environment
+        }
+        throw ValidationError("No registry: pass --registry DIR or set TALLY_REGISTRY.")
+    }
+
+    /// Loads the registry, printing every problem to stderr and exiting 1 when there are any.
+    func load() throws -> SchemaRegistry {
+        let directory = try directory()
+        do {
+            return try SchemaRegistry.load(directory: directory)
+        } catch {
+            Terminal.error("the registry \(directory) has problems:")
+            for problem in error.problems { Terminal.error("  \(problem)") }
+            throw ExitCode(1)
+        }
+    }
+}

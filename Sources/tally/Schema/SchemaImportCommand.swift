@@ -1,0 +1,89 @@
+import ArgumentParser
+import Foundation
+import TallyCore
+import TallySchema
+
+/// `tally schema import --from iglu|segment SOURCE`.
+struct SchemaImportCommand: ParsableCommand {
+    enum Source: String, ExpressibleByArgument, CaseIterable {
+        case iglu, segment
+    }
+
+    static let configuration = CommandConfiguration(
+        commandName: "import",
+        abstract: "Convert Snowplow Iglu schemas or a Segment Protocols plan into tally tracking plans.",
+        discussion: """
+            Writes one plan per feature into --output (or only reports, with --dry-run). Everything that \
+            cannot be represented (nested objects, arrays, unsupported keywords, names without {screen}_{action} \
+            parts, broken files) is listed with its path and reason; renamed events are listed too.
+
+            Examples:
+              tally schema import --from iglu ../iglu-central/schemas --output plans
+              tally schema import --from iglu ../iglu-central/schemas --vendor com.snowplowanalytics.mobile --dry-run
+              tally schema import --from segment tracking-plan.json --feature shop --output plans
+            """
+    )
+
+    @Option(name: .long, help: "The source format: iglu (a directory) or segment (a plan JSON file).")
+    var from: Source
+
+    @Argument(help: "The Iglu schemas directory or the Segment plan file.")
+    var source: String
+
+    @Option(name: .long, help: "Where to write the plans (one FEATURE.json each).")
+    var output: String?
+
+    @Option(name: .long, help: "Segment only: the feature name (default: from the plan's name).")
+    var feature: String?
+
+    @Option(name: .long, help: "Iglu only: import just this vendor and those under it (repeatable).")
+    var vendor: [String] = []
+
+    @Flag(name: .long, help: "Report only; write nothing.")
+    var dryRun = false
+
+    @Flag(name: .long, help: "Do not list the individual refusals and renames.")
+    var quiet = false
+
+    func validate() throws {
+        if output == nil && !dryRun { throw ValidationError("Pass --output DIR (or --dry-run to only report).") }
+        if feature != nil && from != .segment { throw ValidationError("--feature applies to --from segment only.") }
+        if !vendor.isEmpty && from != .iglu { throw ValidationError("--vendor applies to --from iglu only.") }
+        guard FileManager.default.fileExists(atPath: source) else {
+            throw ValidationError("\(source) does not exist.")
+        }
+    }
+
+    func run() throws {
+        let report =
+            switch from {
+            case .iglu: IgluImporter(vendors: vendor).importRegistry(at: source)
+            case .segment: SegmentImporter().importPlan(at: source, feature: feature)
+            }
+        if !quiet {
+            for rename in report.renamed { Terminal.print("renamed   \(rename)") }
+            for refusal in report.refusals { Terminal.print("refused   \(refusal)") }
+        }
+        if let output, !dryRun {
+            do {
+                try FileManager.default.createDirectory(atPath: output, withIntermediateDirectories: true)
+                for (feature, plan) in report.plans.sorted(by: { $0.key < $1.key }) {
+                    let path = output + "/" + feature + ".json"
+                    try (JSONWriter.text(plan, pretty: true) + "\n").write(
+                        toFile: path,
+                        atomically: true,
+                        encoding: .utf8
+                    )
+                }
+            } catch {
+                Terminal.error("cannot write to \(output): \(error.localizedDescription)")
+                throw ExitCode(74)
+            }
+        }
+        Terminal.print(
+            "imported \(report.importedCount), refused \(report.refusals.count), renamed \(report.renamed.count); "
+                + "\(report.plans.count) plan\(report.plans.count == 1 ? "" : "s")"
+                + (dryRun ? " (dry run: nothing written)" : " written to \(output ?? "")")
+        )
+    }
+}
