@@ -8,22 +8,30 @@ let quick = arguments.contains("--quick")
 let rounds = quick ? 3 : 15
 let perRound = quick ? 20_000 : 100_000
 
+// `--only track|enqueue|validation` runs one benchmark (for profiling).
+let only = arguments.firstIndex(of: "--only").flatMap {
+    arguments.index(after: $0) < arguments.endIndex ? arguments[arguments.index(after: $0)] : nil
+}
+func selected(_ name: String) -> Bool { only == nil || only == name }
+
 print("tally-bench (\(rounds) rounds × \(perRound) events; medians)")
 print("")
 
-let latency = try await TrackLatencyBenchmark.run(rounds: rounds, perRound: perRound)
-let median = Double(latency.samples.median - latency.timerOverhead)
-let p99 = Double(latency.samples.percentile(0.99) - latency.timerOverhead)
-print("track() incl. id + timestamp, while batches encode and flush() runs every 5 ms")
-print("  median  \(format(nanoseconds: median))   target ≤ 1 µs    ratio \(rounded(median / 1_000)) of budget")
-print("  p99     \(format(nanoseconds: p99))   target ≤ 10 µs   ratio \(rounded(p99 / 10_000)) of budget")
-print("  p99.9   \(format(nanoseconds: Double(latency.samples.percentile(0.999) - latency.timerOverhead)))")
-print(
-    "  (timer overhead \(latency.timerOverhead) ns subtracted; \(latency.flushes) explicit flushes; dropped \(latency.dropped))"
-)
-print("")
+if selected("track") {
+    let latency = try await TrackLatencyBenchmark.run(rounds: rounds, perRound: perRound)
+    let median = Double(latency.samples.median - latency.timerOverhead)
+    let p99 = Double(latency.samples.percentile(0.99) - latency.timerOverhead)
+    print("track() incl. id + timestamp, while batches encode and flush() runs every 5 ms")
+    print("  median  \(format(nanoseconds: median))   target ≤ 1 µs    ratio \(rounded(median / 1_000)) of budget")
+    print("  p99     \(format(nanoseconds: p99))   target ≤ 10 µs   ratio \(rounded(p99 / 10_000)) of budget")
+    print("  p99.9   \(format(nanoseconds: Double(latency.samples.percentile(0.999) - latency.timerOverhead)))")
+    print(
+        "  (timer overhead \(latency.timerOverhead) ns subtracted; \(latency.flushes) explicit flushes; dropped \(latency.dropped))"
+    )
+    print("")
+}
 
-if #available(macOS 15, iOS 18, tvOS 18, watchOS 11, *) {
+if #available(macOS 15, iOS 18, tvOS 18, watchOS 11, *), selected("enqueue") {
     let enqueue = try await EnqueueBenchmark.run(rounds: rounds, perRound: perRound)
     print(
         "enqueue alone: EventPipeline.offer vs Mutex<[EventEnvelope]>.append (\(perRound) events into an empty queue)"
@@ -34,5 +42,22 @@ if #available(macOS 15, iOS 18, tvOS 18, watchOS 11, *) {
     print(
         "  with the batcher draining on the other core: \(format(nanoseconds: enqueue.pipelineDraining)) per event, "
             + "\(rounded(enqueue.pipelineDraining / enqueue.mutexArray))× (dropped \(enqueue.dropped))"
+    )
+}
+
+if selected("validation") {
+    let validation = try ValidationBenchmark.run(
+        rounds: rounds,
+        perRound: perRound / 10,
+        skipParse: arguments.contains("--skip-parse")
+    )
+    let megabytesPerSecond = Double(validation.lineBytes) / validation.parse * 1_000
+    print("")
+    print("per event: decode an NDJSON line, validate against a tracking plan (5 properties, one pattern)")
+    print(
+        "  parse     \(format(nanoseconds: validation.parse)) per \(validation.lineBytes)-byte line (\(rounded(megabytesPerSecond)) MB/s)"
+    )
+    print(
+        "  validate  \(format(nanoseconds: validation.validate))   target ≤ 1 µs   ratio \(rounded(validation.validate / 1_000)) of budget"
     )
 }

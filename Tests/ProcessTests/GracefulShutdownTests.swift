@@ -38,7 +38,7 @@ struct GracefulShutdownTests {
 
         let statistics = try #require(Self.statistics(stderr), "no statistics line in: \(stderr)")
         let (events, report) = try FileStoreReader(directory: directory).readAll()
-        #expect(statistics["accepted", default: 0] > 1_000)
+        #expect(statistics["accepted", default: 0] > 500, "it was tracking when signalled")
         #expect(UInt64(events.count) == statistics["accepted", default: 0] - statistics["dropped", default: 0])
         #expect(statistics["delivered_file"] == UInt64(events.count))
         #expect(Set(events.map(\.eventID)).count == events.count)

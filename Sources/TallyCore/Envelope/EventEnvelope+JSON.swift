@@ -103,7 +103,7 @@ extension EventEnvelope {
                 message: "expected an object, got \(value.typeName)"
             )
         }
-        var properties: [String: PropertyValue] = [:]
+        var properties: [EventProperties.Pair] = []
         properties.reserveCapacity(members.count)
         for member in members {
             let path = "$.properties.\(member.key)"
@@ -129,11 +129,19 @@ extension EventEnvelope {
                     message: "expected a scalar, got \(member.value.typeName)"
                 )
             }
-            guard properties.updateValue(scalar, forKey: member.key) == nil else {
-                throw EnvelopeDecodingError(.duplicateField, path: path, message: "given twice")
-            }
+            properties.append((member.key, scalar))
         }
-        return EventProperties(properties)
+        let result = EventProperties(pairs: properties)
+        // Sorted, duplicates are neighbours.
+        let sorted = result.sortedPairs
+        for index in sorted.indices.dropFirst() where sorted[index].key == sorted[index - 1].key {
+            throw EnvelopeDecodingError(
+                .duplicateField,
+                path: "$.properties.\(sorted[index].key)",
+                message: "given twice"
+            )
+        }
+        return result
     }
 
     private static func violations(_ value: JSONValue?) throws(EnvelopeDecodingError) -> [String]? {

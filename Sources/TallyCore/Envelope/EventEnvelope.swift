@@ -5,10 +5,14 @@
 /// ``receivedAt`` when the event enters it.
 ///
 /// A value type with copy-on-write storage: an envelope is one pointer wide, so queues, batches
-/// and fan-out to several sinks move pointers, not 250 bytes of fields.
-public struct EventEnvelope: Hashable, Sendable {
+/// and fan-out to several sinks move pointers, not 250 bytes of fields. The fields live in a
+/// `ManagedBuffer` header and are reached through its pointer, which spares every access the
+/// dynamic exclusivity check a class's stored `var` would cost.
+// @unchecked: the storage is copy-on-write and never mutated while shared, so the value is as
+// safe to send as its fields, which are all Sendable.
+public struct EventEnvelope: Hashable, @unchecked Sendable {
     @usableFromInline
-    final class Storage: @unchecked Sendable {
+    struct Fields {
         @usableFromInline var eventID: EventID
         @usableFromInline var name: String
         @usableFromInline var feature: String?
@@ -53,132 +57,134 @@ public struct EventEnvelope: Hashable, Sendable {
             self.schemaVersion = schemaVersion
             self.violations = violations
         }
+    }
 
-        @usableFromInline
-        func copy() -> Storage {
-            Storage(
-                eventID: eventID,
-                name: name,
-                feature: feature,
-                properties: properties,
-                occurredAt: occurredAt,
-                sentAt: sentAt,
-                receivedAt: receivedAt,
-                userID: userID,
-                anonymousID: anonymousID,
-                sessionID: sessionID,
-                context: context,
-                schemaVersion: schemaVersion,
-                violations: violations
-            )
+    @usableFromInline
+    final class Storage: ManagedBuffer<Fields, UInt8> {
+        @inlinable
+        static func make(_ fields: Fields) -> Storage {
+            unsafeDowncast(Storage.create(minimumCapacity: 0) { _ in fields }, to: Storage.self)
         }
+
+        @inlinable
+        var fields: UnsafeMutablePointer<Fields> {
+            withUnsafeMutablePointerToHeader { $0 }
+        }
+
+        @inlinable
+        func copy() -> Storage { Storage.make(fields.pointee) }
     }
 
     @usableFromInline var storage: Storage
 
+    @inlinable
+    mutating func makeUnique() {
+        if !isKnownUniquelyReferenced(&storage) { storage = storage.copy() }
+    }
+
     /// The event's identity: a UUIDv7 minted at `track()`, or derived from an input line's bytes.
     @inlinable public var eventID: EventID {
-        get { storage.eventID }
+        get { storage.fields.pointee.eventID }
         set {
-            if !isKnownUniquelyReferenced(&storage) { storage = storage.copy() }
-            storage.eventID = newValue
+            makeUnique()
+            storage.fields.pointee.eventID = newValue
         }
     }
     /// `episode_list_viewed`: lowercase snake_case, `{screen}_{action}`.
     @inlinable public var name: String {
-        get { storage.name }
+        get { storage.fields.pointee.name }
         set {
-            if !isKnownUniquelyReferenced(&storage) { storage = storage.copy() }
-            storage.name = newValue
+            makeUnique()
+            storage.fields.pointee.name = newValue
         }
     }
     /// The feature module (`episode`); resolved from the registry when absent.
     @inlinable public var feature: String? {
-        get { storage.feature }
+        get { storage.fields.pointee.feature }
         set {
-            if !isKnownUniquelyReferenced(&storage) { storage = storage.copy() }
-            storage.feature = newValue
+            makeUnique()
+            storage.fields.pointee.feature = newValue
         }
     }
     /// String keys to scalar values.
     @inlinable public var properties: EventProperties {
-        get { storage.properties }
+        get { storage.fields.pointee.properties }
         set {
-            if !isKnownUniquelyReferenced(&storage) { storage = storage.copy() }
-            storage.properties = newValue
+            makeUnique()
+            storage.fields.pointee.properties = newValue
         }
     }
     /// Device time: when the event happened.
     @inlinable public var occurredAt: Timestamp {
-        get { storage.occurredAt }
+        get { storage.fields.pointee.occurredAt }
         set {
-            if !isKnownUniquelyReferenced(&storage) { storage = storage.copy() }
-            storage.occurredAt = newValue
+            makeUnique()
+            storage.fields.pointee.occurredAt = newValue
         }
     }
     /// Upload time, when a client batches events before sending them.
     @inlinable public var sentAt: Timestamp? {
-        get { storage.sentAt }
+        get { storage.fields.pointee.sentAt }
         set {
-            if !isKnownUniquelyReferenced(&storage) { storage = storage.copy() }
-            storage.sentAt = newValue
+            makeUnique()
+            storage.fields.pointee.sentAt = newValue
         }
     }
     /// Pipeline time: when tally accepted the event.
     @inlinable public var receivedAt: Timestamp? {
-        get { storage.receivedAt }
+        get { storage.fields.pointee.receivedAt }
         set {
-            if !isKnownUniquelyReferenced(&storage) { storage = storage.copy() }
-            storage.receivedAt = newValue
+            makeUnique()
+            storage.fields.pointee.receivedAt = newValue
         }
     }
     /// The signed-in user, if any.
     @inlinable public var userID: String? {
-        get { storage.userID }
+        get { storage.fields.pointee.userID }
         set {
-            if !isKnownUniquelyReferenced(&storage) { storage = storage.copy() }
-            storage.userID = newValue
+            makeUnique()
+            storage.fields.pointee.userID = newValue
         }
     }
     /// A stable per-install id for users who are not signed in.
     @inlinable public var anonymousID: String? {
-        get { storage.anonymousID }
+        get { storage.fields.pointee.anonymousID }
         set {
-            if !isKnownUniquelyReferenced(&storage) { storage = storage.copy() }
-            storage.anonymousID = newValue
+            makeUnique()
+            storage.fields.pointee.anonymousID = newValue
         }
     }
     /// The app session.
     @inlinable public var sessionID: String? {
-        get { storage.sessionID }
+        get { storage.fields.pointee.sessionID }
         set {
-            if !isKnownUniquelyReferenced(&storage) { storage = storage.copy() }
-            storage.sessionID = newValue
+            makeUnique()
+            storage.fields.pointee.sessionID = newValue
         }
     }
     /// App and device facts.
     @inlinable public var context: EventContext? {
-        get { storage.context }
+        get { storage.fields.pointee.context }
         set {
-            if !isKnownUniquelyReferenced(&storage) { storage = storage.copy() }
-            storage.context = newValue
+            makeUnique()
+            storage.fields.pointee.context = newValue
         }
     }
     /// SchemaVer `MODEL-REVISION-ADDITION` of the event's schema; latest registered when absent.
     @inlinable public var schemaVersion: String? {
-        get { storage.schemaVersion }
+        get { storage.fields.pointee.schemaVersion }
         set {
-            if !isKnownUniquelyReferenced(&storage) { storage = storage.copy() }
-            storage.schemaVersion = newValue
+            makeUnique()
+            storage.fields.pointee.schemaVersion = newValue
         }
     }
     /// Set only under the `annotate` validation policy: the event was kept although it broke
     /// these rules (`type_mismatch at $.properties.position: expected integer`).
     @inlinable public var violations: [String]? {
-        get { storage.violations }
+        get { storage.fields.pointee.violations }
         set {
-            if !isKnownUniquelyReferenced(&storage) { storage = storage.copy() }
-            storage.violations = newValue
+            makeUnique()
+            storage.fields.pointee.violations = newValue
         }
     }
 
@@ -198,20 +204,22 @@ public struct EventEnvelope: Hashable, Sendable {
         schemaVersion: String? = nil,
         violations: [String]? = nil
     ) {
-        storage = Storage(
-            eventID: eventID,
-            name: name,
-            feature: feature,
-            properties: properties,
-            occurredAt: occurredAt,
-            sentAt: sentAt,
-            receivedAt: receivedAt,
-            userID: userID,
-            anonymousID: anonymousID,
-            sessionID: sessionID,
-            context: context,
-            schemaVersion: schemaVersion,
-            violations: violations
+        storage = Storage.make(
+            Fields(
+                eventID: eventID,
+                name: name,
+                feature: feature,
+                properties: properties,
+                occurredAt: occurredAt,
+                sentAt: sentAt,
+                receivedAt: receivedAt,
+                userID: userID,
+                anonymousID: anonymousID,
+                sessionID: sessionID,
+                context: context,
+                schemaVersion: schemaVersion,
+                violations: violations
+            )
         )
     }
 

@@ -1,18 +1,23 @@
 /// An event's properties: string keys to scalar values.
 ///
-/// Keeps the `[String: String]` a `TrackingEventContract` hands over as it is, so that `track()`
-/// copies nothing; the values are read as ``PropertyValue/string(_:)`` when the pipeline gets to them.
+/// Two representations: the `[String: String]` a `TrackingEventContract` hands over, kept as it
+/// is so that `track()` copies nothing; and typed values as key-value pairs sorted by the keys'
+/// bytes, which is the order tally writes them in (so equal events encode to equal bytes) and,
+/// for the handful of properties an event has, faster to build and search than a dictionary.
 public struct EventProperties: Hashable, Sendable {
-    private enum Storage: Hashable, Sendable {
+    /// One property.
+    public typealias Pair = (key: String, value: PropertyValue)
+
+    private enum Storage: Sendable {
         case strings([String: String])
-        case values([String: PropertyValue])
+        case pairs([Pair])
     }
 
     private var storage: Storage
 
     /// No properties.
     public init() {
-        storage = .strings([:])
+        storage = .pairs([])
     }
 
     /// String properties, as a `TrackingEventContract` gives them.
@@ -22,14 +27,24 @@ public struct EventProperties: Hashable, Sendable {
 
     /// Typed properties.
     public init(_ values: [String: PropertyValue]) {
-        storage = .values(values)
+        storage = .pairs(values.map { (key: $0.key, value: $0.value) }.sorted { Self.byteOrder($0.key, $1.key) })
+    }
+
+    /// Typed properties from pairs with distinct keys, in any order.
+    public init(pairs: [Pair]) {
+        storage = .pairs(pairs.sorted { Self.byteOrder($0.key, $1.key) })
+    }
+
+    /// Typed properties from pairs already sorted by ``byteOrder(_:_:)`` with distinct keys.
+    public init(sortedPairs: [Pair]) {
+        storage = .pairs(sortedPairs)
     }
 
     /// The number of properties.
     public var count: Int {
         switch storage {
         case .strings(let strings): strings.count
-        case .values(let values): values.count
+        case .pairs(let pairs): pairs.count
         }
     }
 
@@ -40,40 +55,19 @@ public struct EventProperties: Hashable, Sendable {
     public subscript(key: String) -> PropertyValue? {
         get {
             switch storage {
-            case .strings(let strings): strings[key].map(PropertyValue.string)
-            case .values(let values): values[key]
+            case .strings(let strings): return strings[key].map(PropertyValue.string)
+            case .pairs(let pairs): return pairs.first { $0.key == key }?.value
             }
         }
         set {
-            var values = self.values
-            values[key] = newValue
-            storage = .values(values)
-        }
-    }
-
-    /// Every property as a typed value.
-    public var values: [String: PropertyValue] {
-        switch storage {
-        case .strings(let strings): strings.mapValues(PropertyValue.string)
-        case .values(let values): values
-        }
-    }
-
-    /// The keys in byte order: the order tally writes them in, so equal events encode to equal bytes.
-    public var sortedKeys: [String] {
-        switch storage {
-        case .strings(let strings): strings.keys.sorted(by: Self.byteOrder)
-        case .values(let values): values.keys.sorted(by: Self.byteOrder)
-        }
-    }
-
-    /// Calls `body` for each property, in no particular order (no sorting, no copies).
-    public func forEach(_ body: (String, PropertyValue) throws -> Void) rethrows {
-        switch storage {
-        case .strings(let strings):
-            for (key, value) in strings { try body(key, .string(value)) }
-        case .values(let values):
-            for (key, value) in values { try body(key, value) }
+            var pairs = sortedPairs
+            if let index = pairs.firstIndex(where: { $0.key == key }) {
+                if let newValue { pairs[index].value = newValue } else { pairs.remove(at: index) }
+            } else if let newValue {
+                let index = pairs.firstIndex { Self.byteOrder(key, $0.key) } ?? pairs.endIndex
+                pairs.insert((key, newValue), at: index)
+            }
+            storage = .pairs(pairs)
         }
     }
 
@@ -81,35 +75,106 @@ public struct EventProperties: Hashable, Sendable {
     public func contains(_ key: String) -> Bool {
         switch storage {
         case .strings(let strings): strings[key] != nil
-        case .values(let values): values[key] != nil
+        case .pairs(let pairs): pairs.contains { $0.key == key }
         }
     }
 
-    /// Calls `body` for each property in ``sortedKeys`` order.
-    public func forEachSorted(_ body: (String, PropertyValue) throws -> Void) rethrows {
+    /// Every property as a typed value.
+    public var values: [String: PropertyValue] {
+        switch storage {
+        case .strings(let strings): strings.mapValues(PropertyValue.string)
+        case .pairs(let pairs): Dictionary(pairs.map { ($0.key, $0.value) }, uniquingKeysWith: { _, last in last })
+        }
+    }
+
+    /// The properties in key byte order.
+    public var sortedPairs: [Pair] {
         switch storage {
         case .strings(let strings):
-            for key in strings.keys.sorted(by: Self.byteOrder) { try body(key, .string(strings[key]!)) }
-        case .values(let values):
-            for key in values.keys.sorted(by: Self.byteOrder) { try body(key, values[key]!) }
+            strings.map { (key: $0.key, value: PropertyValue.string($0.value)) }.sorted {
+                Self.byteOrder($0.key, $1.key)
+            }
+        case .pairs(let pairs): pairs
         }
     }
 
-    private static func byteOrder(_ lhs: String, _ rhs: String) -> Bool {
+    /// The keys in byte order.
+    public var sortedKeys: [String] { sortedPairs.map(\.key) }
+
+    /// Calls `body` for each property, in no particular order (no sorting, no copies).
+    public func forEach(_ body: (String, PropertyValue) throws -> Void) rethrows {
+        switch storage {
+        case .strings(let strings):
+            for (key, value) in strings { try body(key, .string(value)) }
+        case .pairs(let pairs):
+            for pair in pairs { try body(pair.key, pair.value) }
+        }
+    }
+
+    /// Calls `body` for each property in key byte order.
+    public func forEachSorted(_ body: (String, PropertyValue) throws -> Void) rethrows {
+        switch storage {
+        case .strings:
+            for pair in sortedPairs { try body(pair.key, pair.value) }
+        case .pairs(let pairs):
+            for pair in pairs { try body(pair.key, pair.value) }
+        }
+    }
+
+    /// Byte order of the keys' UTF-8, the order tally writes properties in.
+    public static func byteOrder(_ lhs: String, _ rhs: String) -> Bool {
         lhs.utf8.lexicographicallyPrecedes(rhs.utf8)
     }
 
     public static func == (lhs: EventProperties, rhs: EventProperties) -> Bool {
         switch (lhs.storage, rhs.storage) {
-        case (.strings(let a), .strings(let b)): a == b
-        case (.values(let a), .values(let b)): a == b
-        default: lhs.values == rhs.values
+        case (.strings(let a), .strings(let b)): return a == b
+        default:
+            let left = lhs.sortedPairs
+            let right = rhs.sortedPairs
+            return left.count == right.count && zip(left, right).allSatisfy { $0.key == $1.key && $0.value == $1.value }
         }
     }
 
     public func hash(into hasher: inout Hasher) {
-        hasher.combine(values)
+        hasher.combine(count)
+        for pair in sortedPairs {
+            hasher.combine(pair.key)
+            hasher.combine(pair.value)
+        }
     }
+}
+
+extension EventProperties: Sequence {
+    /// Iterates the properties in no particular order, without sorting or copying.
+    public struct Iterator: IteratorProtocol {
+        fileprivate enum Base {
+            case strings(Dictionary<String, String>.Iterator)
+            case pairs(IndexingIterator<[Pair]>)
+        }
+
+        fileprivate var base: Base
+
+        public mutating func next() -> Pair? {
+            switch base {
+            case .strings(var iterator):
+                defer { base = .strings(iterator) }
+                return iterator.next().map { (key: $0.key, value: PropertyValue.string($0.value)) }
+            case .pairs(var iterator):
+                defer { base = .pairs(iterator) }
+                return iterator.next()
+            }
+        }
+    }
+
+    public func makeIterator() -> Iterator {
+        switch storage {
+        case .strings(let strings): Iterator(base: .strings(strings.makeIterator()))
+        case .pairs(let pairs): Iterator(base: .pairs(pairs.makeIterator()))
+        }
+    }
+
+    public var underestimatedCount: Int { count }
 }
 
 extension EventProperties: ExpressibleByDictionaryLiteral {

@@ -3,7 +3,7 @@
 /// Patterns in the common subset run on tally's own linear-time matcher (``PatternProgram``),
 /// about ten times faster than `Regex` or `NSRegularExpression` here (~1 µs a match); the rest
 /// (lookaround, back-references) fall back to Swift's `Regex`, still compiled once.
-public struct Pattern: Sendable, CustomStringConvertible {
+public final class Pattern: Sendable, CustomStringConvertible {
     /// The pattern as written in the schema.
     public let source: String
     private let program: PatternProgram?
@@ -36,8 +36,17 @@ public struct Pattern: Sendable, CustomStringConvertible {
     /// Whether the pattern matches somewhere in `string` (JSON Schema patterns are not anchored).
     public func matches(_ string: String) -> Bool {
         guard let program else { return fallback!.matches(string) }
-        var scratch = PatternScratch()
-        return Self.withScalars(string) { program.matches($0, scratch: &scratch) }
+        var string = string
+        // ASCII (the usual case for ids and codes): the UTF-8 bytes are the scalars.
+        if let result = string.withUTF8({ bytes -> Bool? in
+            guard !bytes.contains(where: { $0 >= 0x80 }) else { return nil }
+            return PatternScratch.with(size: program.instructions.count) { program.matches(bytes, scratch: &$0) }
+        }) {
+            return result
+        }
+        return Self.withScalars(string) { scalars in
+            PatternScratch.with(size: program.instructions.count) { program.matches(scalars, scratch: &$0) }
+        }
     }
 
     private static func withScalars<Result>(_ string: String, _ body: (UnsafeBufferPointer<UInt32>) -> Result) -> Result

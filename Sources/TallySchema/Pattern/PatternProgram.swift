@@ -79,7 +79,10 @@ struct PatternProgram: Sendable {
     }
 
     /// Whether the pattern matches anywhere in `scalars`.
-    func matches(_ scalars: UnsafeBufferPointer<UInt32>, scratch: inout PatternScratch) -> Bool {
+    func matches<Unit: FixedWidthInteger & UnsignedInteger>(
+        _ scalars: UnsafeBufferPointer<Unit>,
+        scratch: inout PatternScratch
+    ) -> Bool {
         scratch.prepare(for: instructions.count)
         var current = 0
         for position in 0...scalars.count {
@@ -92,7 +95,7 @@ struct PatternProgram: Sendable {
                 continue
             }
             guard position < scalars.count else { break }
-            let scalar = scalars[position]
+            let scalar = UInt32(truncatingIfNeeded: scalars[position])
             let next = 1 - current
             scratch.clear(next)
             scratch.nextGeneration()
@@ -109,10 +112,10 @@ struct PatternProgram: Sendable {
     }
 
     /// Adds `pc` and everything reachable from it without consuming input; true when `match` is reached.
-    private func addThread(
+    private func addThread<Unit: FixedWidthInteger & UnsignedInteger>(
         _ pc: Int,
         at position: Int,
-        in scalars: UnsafeBufferPointer<UInt32>,
+        in scalars: UnsafeBufferPointer<Unit>,
         list: Int,
         scratch: inout PatternScratch
     ) -> Bool {
@@ -131,8 +134,9 @@ struct PatternProgram: Sendable {
                 return addThread(pc + 1, at: position, in: scalars, list: list, scratch: &scratch)
             }
         case .wordBoundary(let negated):
-            let before = position > 0 && ScalarSet.word.contains(scalars[position - 1])
-            let after = position < scalars.count && ScalarSet.word.contains(scalars[position])
+            let before = position > 0 && ScalarSet.word.contains(UInt32(truncatingIfNeeded: scalars[position - 1]))
+            let after =
+                position < scalars.count && ScalarSet.word.contains(UInt32(truncatingIfNeeded: scalars[position]))
             if (before != after) != negated {
                 return addThread(pc + 1, at: position, in: scalars, list: list, scratch: &scratch)
             }
@@ -141,32 +145,45 @@ struct PatternProgram: Sendable {
     }
 }
 
-/// Per-thread working memory of the VM, reused across matches.
+/// Working memory of one match: visited marks and two thread lists, on the stack.
 struct PatternScratch {
-    private var lists: [[Int]] = [[], []]
-    private var counts = [0, 0]
-    private var marks: [UInt32] = []
-    private var generation: UInt32 = 1
+    private let marks: UnsafeMutableBufferPointer<Int>
+    private let lists: (UnsafeMutableBufferPointer<Int>, UnsafeMutableBufferPointer<Int>)
+    private var counts = (0, 0)
+    private var generation = 1
 
-    init() {}
+    /// Runs `body` with scratch space for a program of `size` instructions.
+    static func with<Result>(size: Int, _ body: (inout PatternScratch) -> Result) -> Result {
+        withUnsafeTemporaryAllocation(of: Int.self, capacity: 3 * max(size, 1)) { buffer in
+            let size = max(size, 1)
+            // Only the marks are read before written; the lists are filled before use.
+            UnsafeMutableBufferPointer(rebasing: buffer[0..<size]).initialize(repeating: 0)
+            var scratch = PatternScratch(
+                marks: UnsafeMutableBufferPointer(rebasing: buffer[0..<size]),
+                lists: (
+                    UnsafeMutableBufferPointer(rebasing: buffer[size..<2 * size]),
+                    UnsafeMutableBufferPointer(rebasing: buffer[2 * size..<3 * size])
+                )
+            )
+            return body(&scratch)
+        }
+    }
+
+    private init(
+        marks: UnsafeMutableBufferPointer<Int>,
+        lists: (UnsafeMutableBufferPointer<Int>, UnsafeMutableBufferPointer<Int>)
+    ) {
+        self.marks = marks
+        self.lists = lists
+    }
 
     mutating func prepare(for size: Int) {
-        if marks.count < size {
-            marks = [UInt32](repeating: 0, count: size)
-            lists = [[Int](repeating: 0, count: size), [Int](repeating: 0, count: size)]
-            generation = 1
-        }
-        counts = [0, 0]
+        counts = (0, 0)
         nextGeneration()
     }
 
-    mutating func nextGeneration() {
-        generation &+= 1
-        if generation == 0 {
-            for index in marks.indices { marks[index] = 0 }
-            generation = 1
-        }
-    }
+    @inline(__always)
+    mutating func nextGeneration() { generation += 1 }
 
     /// Marks `pc` as visited in this step; false if it already was.
     @inline(__always)
@@ -176,13 +193,22 @@ struct PatternScratch {
         return true
     }
 
-    @inline(__always) func count(_ list: Int) -> Int { counts[list] }
-    @inline(__always) func thread(_ list: Int, _ index: Int) -> Int { lists[list][index] }
-    @inline(__always) mutating func clear(_ list: Int) { counts[list] = 0 }
+    @inline(__always) func count(_ list: Int) -> Int { list == 0 ? counts.0 : counts.1 }
+    @inline(__always) func thread(_ list: Int, _ index: Int) -> Int { list == 0 ? lists.0[index] : lists.1[index] }
+
+    @inline(__always)
+    mutating func clear(_ list: Int) {
+        if list == 0 { counts.0 = 0 } else { counts.1 = 0 }
+    }
 
     @inline(__always)
     mutating func append(_ pc: Int, to list: Int) {
-        lists[list][counts[list]] = pc
-        counts[list] += 1
+        if list == 0 {
+            lists.0[counts.0] = pc
+            counts.0 += 1
+        } else {
+            lists.1[counts.1] = pc
+            counts.1 += 1
+        }
     }
 }

@@ -1,7 +1,8 @@
 public import TallyCore
 
-/// One version of one event in a tracking plan.
-public struct EventSchema: Sendable {
+/// One version of one event in a tracking plan. A class: lookups on the validation path hand out
+/// one reference instead of copying a dozen fields.
+public final class EventSchema: Sendable {
     /// `episode_list_episode_selected`.
     public let name: String
     /// The feature that owns it.
@@ -18,6 +19,29 @@ public struct EventSchema: Sendable {
     public let file: String?
     /// The JSON path in that file.
     public let path: String
+    /// ``version`` as text, stamped on every validated event.
+    public let versionText: String
+
+    init(
+        name: String,
+        feature: String,
+        screen: String,
+        version: SchemaVer,
+        description: String,
+        properties: JSONSchema,
+        file: String?,
+        path: String
+    ) {
+        self.name = name
+        self.feature = feature
+        self.screen = screen
+        self.version = version
+        self.description = description
+        self.properties = properties
+        self.file = file
+        self.path = path
+        versionText = version.description
+    }
 }
 
 /// One feature's tracking plan: one file of the registry.

@@ -2,17 +2,24 @@
 public enum NamingRules {
     /// Lowercase snake_case: `[a-z][a-z0-9]*` parts joined by single underscores.
     public static func isSnakeCase(_ name: String) -> Bool {
-        var previous: UInt8 = UInt8(ascii: "_")
-        for (offset, byte) in name.utf8.enumerated() {
+        if let result = name.utf8.withContiguousStorageIfAvailable({ isSnakeCase(bytes: $0) }) { return result }
+        return isSnakeCase(bytes: Array(name.utf8))
+    }
+
+    private static func isSnakeCase(bytes name: some Sequence<UInt8>) -> Bool {
+        var previous = UInt8(ascii: "_")
+        var isFirst = true
+        for byte in name {
             switch byte {
             case UInt8(ascii: "a")...UInt8(ascii: "z"): break
-            case UInt8(ascii: "0")...UInt8(ascii: "9"): if offset == 0 { return false }
+            case UInt8(ascii: "0")...UInt8(ascii: "9"): if isFirst { return false }
             case UInt8(ascii: "_"): if previous == UInt8(ascii: "_") { return false }
             default: return false
             }
             previous = byte
+            isFirst = false
         }
-        return !name.isEmpty && previous != UInt8(ascii: "_")
+        return !isFirst && previous != UInt8(ascii: "_")
     }
 
     /// The key two names collide on: lowercase letters and digits only

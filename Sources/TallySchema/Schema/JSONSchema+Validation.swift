@@ -18,7 +18,7 @@ extension JSONSchema {
             violations.append(.init(keyword: .falseSchema, path: path, message: "no value is allowed here"))
             return
         }
-        if let types, !types.contains(where: { Self.value(value, hasType: $0) }) {
+        if let types, !types.contains(where: { Self.value(value, hasType: $0) }) {  // not hot: suite and lint
             let expected = types.map(\.rawValue).sorted().joined(separator: " or ")
             violations.append(.init(keyword: .type, path: path, message: "expected \(expected), got \(value.typeName)"))
         }

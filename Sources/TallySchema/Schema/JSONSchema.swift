@@ -12,6 +12,18 @@ public final class JSONSchema: Sendable {
     /// The JSON types a `type` keyword can name.
     public enum JSONType: String, Sendable, Hashable, CaseIterable {
         case null, boolean, object, array, number, integer, string
+
+        var bit: UInt8 {
+            switch self {
+            case .null: 1
+            case .boolean: 2
+            case .object: 4
+            case .array: 8
+            case .number: 16
+            case .integer: 32
+            case .string: 64
+            }
+        }
     }
 
     /// `additionalProperties`.
@@ -61,6 +73,11 @@ public final class JSONSchema: Sendable {
     public let source: JSONValue
 
     private let propertyIndex: [String: JSONSchema]
+    /// ``properties`` in key byte order (the storage order of event properties), each with
+    /// whether it is required: validation walks this once instead of searching per key.
+    let sortedProperties: [(name: String, schema: JSONSchema, isRequired: Bool)]
+    /// ``types`` as bits (JSONType.allCases order), so hot paths test membership without hashing.
+    let typeMask: UInt8
 
     init(
         rejectsEverything: Bool = false,
@@ -95,8 +112,23 @@ public final class JSONSchema: Sendable {
         self.description = description
         self.source = source
         propertyIndex = Dictionary(properties.map { ($0.name, $0.schema) }, uniquingKeysWith: { first, _ in first })
+        typeMask = types.map { set in set.reduce(0) { $0 | $1.bit } } ?? 0
+        sortedProperties = properties.map { (name: $0.name, schema: $0.schema, isRequired: required.contains($0.name)) }
+            .sorted { $0.name.utf8.lexicographicallyPrecedes($1.name.utf8) }
     }
 
     /// The schema of property `name`, if declared.
-    public func property(_ name: String) -> JSONSchema? { propertyIndex[name] }
+    public func property(_ name: String) -> JSONSchema? {
+        // A tracking plan's events have a handful of properties: comparing a few short strings
+        // is cheaper than hashing one.
+        if properties.count <= 16 {
+            for property in properties where property.name == name { return property.schema }
+            return nil
+        }
+        return propertyIndex[name]
+    }
+
+    /// Whether `type` is among the declared ``types``.
+    @inline(__always)
+    func declares(_ type: JSONType) -> Bool { typeMask & type.bit != 0 }
 }

@@ -151,17 +151,36 @@ public struct EventValidator: Sendable {
                 )
             )
         }
-        event.feature = schema.feature
-        event.schemaVersion = schema.version.description
+        if event.feature != schema.feature { event.feature = schema.feature }
+        if event.schemaVersion != schema.versionText { event.schemaVersion = schema.versionText }
         let propertySchema = schema.properties
-        var normalized: [String: PropertyValue]?
-        event.properties.forEach { key, value in
-            let converted: PropertyValue
-            if let declared = propertySchema.property(key) {
-                converted = declared.normalize(value, path: "$.properties.\(key)", into: &violations)
-            } else {
+        // One walk over the declared properties in storage order: lookups, conversion, required.
+        var normalized: [EventProperties.Pair] = []
+        normalized.reserveCapacity(event.properties.count)
+        var changed = false
+        for declared in propertySchema.sortedProperties {
+            guard let value = event.properties[declared.name] else {
+                if declared.isRequired {
+                    violations.append(
+                        EventViolation(
+                            .missingProperty,
+                            path: "$.properties.\(declared.name)",
+                            message: "required by the plan"
+                        )
+                    )
+                }
+                continue
+            }
+            let converted = declared.schema.normalize(value, path: "$.properties.\(declared.name)", into: &violations)
+            if converted != value { changed = true }
+            normalized.append((declared.name, converted))
+        }
+        if normalized.count < event.properties.count {
+            // Undeclared properties: rare, and refused unless the plan allows them.
+            event.properties.forEach { key, value in
+                guard propertySchema.property(key) == nil else { return }
                 switch propertySchema.additionalProperties {
-                case .allowed: converted = value
+                case .allowed: normalized.append((key, value))
                 case .forbidden:
                     violations.append(
                         EventViolation(
@@ -170,25 +189,16 @@ public struct EventValidator: Sendable {
                             message: "not declared in the plan"
                         )
                     )
-                    converted = value
+                    normalized.append((key, value))
                 case .schema(let additional):
-                    converted = additional.normalize(value, path: "$.properties.\(key)", into: &violations)
+                    normalized.append(
+                        (key, additional.normalize(value, path: "$.properties.\(key)", into: &violations))
+                    )
                 }
             }
-            if converted != value || normalized != nil {
-                if normalized == nil {
-                    normalized = [:]
-                    normalized!.reserveCapacity(event.properties.count)
-                    event.properties.forEach { existingKey, existingValue in normalized![existingKey] = existingValue }
-                }
-                normalized![key] = converted
-            }
+            event.properties = EventProperties(pairs: normalized)
+        } else if changed {
+            event.properties = EventProperties(sortedPairs: normalized)
         }
-        for name in propertySchema.required where !event.properties.contains(name) {
-            violations.append(
-                EventViolation(.missingProperty, path: "$.properties.\(name)", message: "required by the plan")
-            )
-        }
-        if let normalized { event.properties = EventProperties(normalized) }
     }
 }

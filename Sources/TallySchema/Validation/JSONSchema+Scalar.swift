@@ -31,12 +31,12 @@ extension JSONSchema {
     }
 
     private func convert(_ value: PropertyValue) -> PropertyValue? {
-        guard let types else { return value }
-        if case .null = value { return types.contains(.null) ? value : nil }
-        if types.contains(.string) {
+        guard types != nil else { return value }
+        if case .null = value { return declares(.null) ? value : nil }
+        if declares(.string) {
             if case .string = value { return value }
         }
-        if types.contains(.integer) {
+        if declares(.integer) {
             switch value {
             case .integer: return value
             case .number(let number) where number.isFinite && number == number.rounded() && abs(number) < 9.2e18:
@@ -46,7 +46,7 @@ extension JSONSchema {
             default: break
             }
         }
-        if types.contains(.number) {
+        if declares(.number) {
             switch value {
             case .integer, .number: return value
             case .string(let string):
@@ -55,7 +55,7 @@ extension JSONSchema {
             default: break
             }
         }
-        if types.contains(.boolean) {
+        if declares(.boolean) {
             switch value {
             case .bool: return value
             case .string("true"): return .bool(true)
@@ -66,14 +66,61 @@ extension JSONSchema {
         return nil
     }
 
-    /// A string holding a JSON number (`-1.5e3`), as a finite double.
+    /// A string holding a JSON number (`-1.5e3`; not `+1`, `.5`, `1.` or `0x1`), as a finite double.
+    ///
+    /// Short decimals without exponent take Clinger's fast path (an integer mantissa below 2^53
+    /// divided by an exact power of ten is correctly rounded); the rest goes to `Double(_:)`.
     private static func jsonNumber(_ string: String) -> Double? {
-        let bytes = Array(string.utf8)
-        guard !bytes.isEmpty,
-            (try? JSONParser.parse(bytes)).map({ if case .number = $0 { true } else { false } }) == true,
-            let number = Double(string), number.isFinite
-        else { return nil }
+        var utf8 = string.utf8.makeIterator()
+        var byte = utf8.next()
+        var mantissa: UInt64 = 0
+        var digitCount = 0
+        var fractionDigits = 0
+        func skipDigits(fraction: Bool) -> Int {
+            var count = 0
+            while let current = byte, current &- UInt8(ascii: "0") < 10 {
+                if digitCount < 19 { mantissa = mantissa &* 10 &+ UInt64(current &- UInt8(ascii: "0")) }
+                digitCount += 1
+                if fraction { fractionDigits += 1 }
+                count += 1
+                byte = utf8.next()
+            }
+            return count
+        }
+        let negative = byte == UInt8(ascii: "-")
+        if negative { byte = utf8.next() }
+        if byte == UInt8(ascii: "0") {
+            digitCount += 1
+            byte = utf8.next()
+        } else if skipDigits(fraction: false) == 0 {
+            return nil
+        }
+        if byte == UInt8(ascii: ".") {
+            byte = utf8.next()
+            guard skipDigits(fraction: true) > 0 else { return nil }
+        }
+        var hasExponent = false
+        if byte == UInt8(ascii: "e") || byte == UInt8(ascii: "E") {
+            hasExponent = true
+            byte = utf8.next()
+            if byte == UInt8(ascii: "+") || byte == UInt8(ascii: "-") { byte = utf8.next() }
+            let savedCount = digitCount
+            guard skipDigits(fraction: false) > 0 else { return nil }
+            digitCount = savedCount
+        }
+        guard byte == nil else { return nil }
+        if !hasExponent, digitCount <= 15, fractionDigits < Self.powersOfTen.count {
+            let value = Double(mantissa) / Self.powersOfTen[fractionDigits]
+            return negative ? -value : value
+        }
+        guard let number = Double(string), number.isFinite else { return nil }
         return number
+    }
+
+    private static let powersOfTen: [Double] = (0...22).map { exponent in
+        var value = 1.0
+        for _ in 0..<exponent { value *= 10 }
+        return value
     }
 
     private func checkString(_ string: String, path: @autoclosure () -> String, into violations: inout [EventViolation])
@@ -110,7 +157,8 @@ extension JSONSchema {
         switch (value, json) {
         case (.null, .null): return true
         case (.bool(let a), .bool(let b)): return a == b
-        case (.string(let a), .string(let b)): return a.utf8.elementsEqual(b.utf8)
+        // `==` is canonical equivalence, coarser than byte equality: a cheap first filter.
+        case (.string(let a), .string(let b)): return a == b && a.utf8.elementsEqual(b.utf8)
         case (.integer(let a), .number(let b)):
             if let integer = b.int64Value { return a == integer }
             return Double(a) == b.doubleValue
