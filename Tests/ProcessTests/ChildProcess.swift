@@ -20,9 +20,12 @@ struct ChildProcess {
         return URL(fileURLWithPath: FileManager.default.currentDirectoryPath + "/.build/debug")
     }
 
-    init(_ executable: String, arguments: [String]) throws {
+    init(_ executable: String, arguments: [String], environment: [String: String] = [:]) throws {
         process.executableURL = Self.binaryDirectory.appendingPathComponent(executable)
         process.arguments = arguments
+        if !environment.isEmpty {
+            process.environment = ProcessInfo.processInfo.environment.merging(environment) { _, new in new }
+        }
         process.standardError = standardError
         process.standardOutput = standardOutput
         try process.run()

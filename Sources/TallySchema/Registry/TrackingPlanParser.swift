@@ -116,13 +116,15 @@ public struct TrackingPlanParser: Sendable {
         if description.isEmpty { problem(.missingField, ".description", "every event needs a description") }
         var schema: JSONSchema?
         if let properties = value["properties"] {
-            do {
-                schema = try SchemaCompiler().compile(properties, path: path + ".properties")
-                checkPropertySchema(schema!, path: path + ".properties", file: file, problems: &problems)
-            } catch {
+            let compiled = SchemaCompiler().compileReportingAll(properties, path: path + ".properties")
+            if let compiledSchema = compiled.schema {
+                if compiled.problems.isEmpty { schema = compiledSchema }
+                checkPropertySchema(compiledSchema, path: path + ".properties", file: file, problems: &problems)
+            }
+            problems += compiled.problems.map { error in
                 var located = error
                 located.file = file
-                problems.append(located)
+                return located
             }
         } else {
             problem(.missingField, ".properties", "required (an object schema; {} properties for none)")

@@ -22,8 +22,38 @@ public struct SchemaCompiler: Sendable {
         "$schema", "$id", "id", "$comment", "title", "description", "default", "examples",
     ]
 
+    /// Collects the problems of sibling keywords and properties, so that lint lists them all.
+    private final class Problems: @unchecked Sendable {
+        var list: [SchemaError] = []
+    }
+
+    private let problems = Problems()
+
     /// Compiles `value`, naming problems by their JSON path under `path`.
+    /// - Throws: the first problem; ``compileReportingAll(_:path:)`` gives every one.
     public func compile(_ value: JSONValue, path: String = "$") throws(SchemaError) -> JSONSchema {
+        let compiler = SchemaCompiler(dialect: dialect)
+        let schema = try compiler.compileNode(value, path: path)
+        if let first = compiler.problems.list.first { throw first }
+        return schema
+    }
+
+    /// Compiles `value`, returning every problem found (in document order) instead of the first,
+    /// and the schema as far as it could be compiled (use it only when there are no problems).
+    public func compileReportingAll(_ value: JSONValue, path: String = "$") -> (
+        schema: JSONSchema?, problems: [SchemaError]
+    ) {
+        let compiler = SchemaCompiler(dialect: dialect)
+        do {
+            let schema = try compiler.compileNode(value, path: path)
+            // With problems, the schema is what could be compiled: good enough for further checks.
+            return (schema, compiler.problems.list)
+        } catch {
+            return (nil, compiler.problems.list + [error])
+        }
+    }
+
+    private func compileNode(_ value: JSONValue, path: String) throws(SchemaError) -> JSONSchema {
         if case .bool(let accepts) = value, dialect == .draft07 {
             return JSONSchema(rejectsEverything: !accepts, source: value)
         }
@@ -37,14 +67,19 @@ public struct SchemaCompiler: Sendable {
                 throw SchemaError(.invalidKeyword, path: keywordPath, message: "keyword given twice")
             }
             guard Self.supported.contains(member.key) || Self.annotations.contains(member.key) else {
-                throw SchemaError(
-                    .unsupportedKeyword,
-                    path: keywordPath,
-                    message: "keyword \(member.key.debugDescription) is not supported"
+                problems.list.append(
+                    SchemaError(
+                        .unsupportedKeyword,
+                        path: keywordPath,
+                        message: "keyword \(member.key.debugDescription) is not supported"
+                    )
                 )
+                continue
             }
             if member.key == "const", dialect == .draft04 {
-                throw SchemaError(.unsupportedKeyword, path: keywordPath, message: "const is not a draft-04 keyword")
+                problems.list.append(
+                    SchemaError(.unsupportedKeyword, path: keywordPath, message: "const is not a draft-04 keyword")
+                )
             }
         }
         return JSONSchema(
@@ -196,7 +231,11 @@ public struct SchemaCompiler: Sendable {
         }
         var result: [(name: String, schema: JSONSchema)] = []
         for member in members {
-            result.append((member.key, try compile(member.value, path: "\(path).\(member.key)")))
+            do {
+                result.append((member.key, try compileNode(member.value, path: "\(path).\(member.key)")))
+            } catch {
+                problems.list.append(error)
+            }
         }
         return result
     }
@@ -205,7 +244,7 @@ public struct SchemaCompiler: Sendable {
         switch value {
         case nil, .bool(true)?: return .allowed
         case .bool(false)?: return .forbidden
-        case let schema?: return .schema(try compile(schema, path: path))
+        case let schema?: return .schema(try compileNode(schema, path: path))
         }
     }
 }
