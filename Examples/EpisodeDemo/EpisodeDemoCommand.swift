@@ -1,9 +1,11 @@
 public import ArgumentParser
+import Foundation
 public import Logging
 import ServiceLifecycle
 import TallyCore
 import TallyFileStore
 public import TallyPipeline
+public import TallySchema
 
 #if canImport(Glibc)
     import Glibc
@@ -27,6 +29,7 @@ struct EpisodeDemoCommand: AsyncParsableCommand {
               episode-demo                            # 20 screen visits into ./tally-data and stdout
               episode-demo --visits 1000 --no-stdout  # more events, quietly
               episode-demo --until-signal             # track until Ctrl-C
+              episode-demo --registry Examples/registry  # validate against the tracking plan
             """
     )
 
@@ -44,6 +47,15 @@ struct EpisodeDemoCommand: AsyncParsableCommand {
 
     @Option(name: .long, help: "stdout format: human or ndjson (default: human on a terminal, else ndjson).")
     var format: StdoutSink.Format?
+
+    @Option(
+        name: .long,
+        help: "Validate events against this tracking-plan directory (default: $TALLY_REGISTRY, if set)."
+    )
+    var registry: String?
+
+    @Option(name: .long, help: "What happens to invalid events: reject, annotate or strict.")
+    var validation: ValidationPolicy = .reject
 
     @Option(name: .long, help: "Log level: trace, debug, info, notice, warning, error, critical.")
     var logLevel: Logger.Level = .notice
@@ -63,10 +75,26 @@ struct EpisodeDemoCommand: AsyncParsableCommand {
         let logger = Logger(label: "episode-demo")
         var sinks: [any EventSink] = [FileSink(directory: dataDir, logger: logger)]
         if !noStdout { sinks.append(StdoutSink(format: format)) }
+        let registryDirectory =
+            registry ?? ProcessInfo.processInfo.environment["TALLY_REGISTRY"].flatMap { $0.isEmpty ? nil : $0 }
+        var eventValidation: EventValidation?
+        if let registryDirectory {
+            do {
+                let loaded = try SchemaRegistry.load(directory: registryDirectory)
+                eventValidation = EventValidation(validator: EventValidator(registry: loaded), policy: validation)
+            } catch {
+                logger.error(
+                    "cannot load the tracking plans",
+                    metadata: ["tally.registry": "\(registryDirectory)", "error": "\(error)"]
+                )
+                throw ExitCode(1)
+            }
+        }
         let pipeline = EventPipeline(
             sinks: sinks,
             deadLetters: FileDeadLetterSink(directory: dataDir),
             configuration: .inApp,
+            validation: eventValidation,
             logger: logger
         )
         let app = EpisodeDemoApp(
@@ -88,12 +116,14 @@ struct EpisodeDemoCommand: AsyncParsableCommand {
         let statistics = pipeline.statistics
         let report =
             "episode-demo: accepted=\(statistics.accepted) dropped=\(statistics.dropped) "
-            + "delivered_file=\(statistics.delivered["file", default: 0]) dead_lettered=\(statistics.deadLettered) "
+            + "delivered_file=\(statistics.delivered["file", default: 0]) rejected=\(statistics.rejected) "
+            + "dead_lettered=\(statistics.deadLettered) "
             + "lost=\(statistics.lost) data_dir=\(dataDir)\n"
         try? FileDescriptorWriter.writeAll(Array(report.utf8), to: STDERR_FILENO, path: "<stderr>")
-        if statistics.deadLettered > 0 || statistics.lost > 0 { throw ExitCode(1) }
+        if statistics.deadLettered > 0 || statistics.lost > 0 || statistics.rejected > 0 { throw ExitCode(1) }
     }
 }
 
 extension StdoutSink.Format: ExpressibleByArgument {}
+extension ValidationPolicy: ExpressibleByArgument {}
 extension Logger.Level: @retroactive ExpressibleByArgument {}
