@@ -79,12 +79,29 @@ let package = Package(
             path: "Examples/EpisodeDemo",
             swiftSettings: strict
         ),
+        // `tally ingest`: NDJSON files through validation into the pipeline.
+        .target(
+            name: "TallyIngest",
+            dependencies: ["TallyCore", "TallySchema", "TallyPipeline"],
+            swiftSettings: strict
+        ),
+
+        // `tally summary`: reports over the file store.
+        .target(
+            name: "TallyReports",
+            dependencies: ["TallyCore", "TallyFileStore"],
+            swiftSettings: strict
+        ),
+
         // The command-line tool: thin commands over the libraries.
         .executableTarget(
             name: "tally",
             dependencies: [
                 "TallyCore",
                 "TallySchema",
+                "TallyIngest",
+                "TallyReports",
+                .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
                 "TallyPipeline",
                 "TallyFileStore",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),

@@ -38,6 +38,7 @@ public struct FileStoreReader: Sendable {
 
     /// The store's layout.
     public let layout: FileStoreLayout
+    private let decoder = EnvelopeDecoder()
 
     /// A reader of the store under `directory`.
     public init(directory: String = FileStoreLayout.defaultRoot) {
@@ -51,6 +52,16 @@ public struct FileStoreReader: Sendable {
         for segment in try layout.eventSegments() {
             try read(segment.path, into: &report, body)
         }
+        return report
+    }
+
+    /// Calls `body` with every event of one segment.
+    @discardableResult
+    public func forEachEvent(inSegment segment: FileStoreLayout.Segment, _ body: (EventEnvelope) throws -> Void) throws
+        -> Report
+    {
+        var report = Report()
+        try read(segment.path, into: &report, body)
         return report
     }
 
@@ -74,7 +85,7 @@ public struct FileStoreReader: Sendable {
                 guard line.oversizedLength == nil else {
                     throw EnvelopeDecodingError(.malformedJSON, path: "$", message: "line too long")
                 }
-                let event = try EventEnvelope(ndjsonLine: line.bytes)
+                let event = try decoder.decode(line.bytes, fallbackID: EventID(contentOf: line.bytes))
                 try body(event)
                 localReport.events += 1
             } catch let error as EnvelopeDecodingError {

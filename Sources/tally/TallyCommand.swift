@@ -11,7 +11,7 @@ struct TallyCommand: AsyncParsableCommand {
             64 usage error (bad arguments); 74 an input or output failed.
             """,
         version: TallyVersion.current,
-        subcommands: [SchemaCommand.self]
+        subcommands: [IngestCommand.self, SummaryCommand.self, SchemaCommand.self, GenerateCommand.self]
     )
 }
 

@@ -154,7 +154,7 @@ extension EventEnvelope {
         return strings
     }
 
-    private static func context(_ value: JSONValue?) throws(EnvelopeDecodingError) -> EventContext? {
+    static func context(_ value: JSONValue?) throws(EnvelopeDecodingError) -> EventContext? {
         guard let value, value != .null else { return nil }
         guard let members = value.objectMembers else {
             throw EnvelopeDecodingError(

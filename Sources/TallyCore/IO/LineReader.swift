@@ -41,62 +41,75 @@ public struct LineReader {
     /// Bytes read so far, for progress.
     public private(set) var bytesRead = 0
 
+    // State carried between chunks.
+    private var pending: [UInt8] = []
+    private var oversized: Int?
+    private var lineNumber = 0
+    private var finished = false
+
     /// Calls `body` for every line, in order.
     public mutating func forEachLine(_ body: (Line) throws -> Void) throws {
-        // pending holds the start of a line that continues in the next chunk.
-        var pending: [UInt8] = []
-        var oversized: Int?
-        var lineNumber = 0
+        while try readChunk(body) {}
+    }
+
+    /// Reads one chunk and calls `body` for each line it completes (the last call delivers the
+    /// final unterminated line, if any). Returns false once the input is exhausted, so that async
+    /// callers can do their own work between chunks.
+    public mutating func readChunk(_ body: (Line) throws -> Void) throws -> Bool {
+        guard !finished else { return false }
         let chunk = UnsafeMutableBufferPointer<UInt8>.allocate(capacity: chunkSize)
         defer { chunk.deallocate() }
-        while true {
-            let count = read(descriptor, chunk.baseAddress, chunkSize)
-            if count < 0 {
-                if errno == EINTR { continue }
-                throw IOError(operation: "read", path: path, errno: errno)
+        var count: Int
+        repeat {
+            count = read(descriptor, chunk.baseAddress, chunkSize)
+        } while count < 0 && errno == EINTR
+        if count < 0 { throw IOError(operation: "read", path: path, errno: errno) }
+        if count == 0 {
+            finished = true
+            if let length = oversized {
+                try deliverOversized(length, number: lineNumber + 1, isTerminated: false, body)
+            } else if !pending.isEmpty {
+                let last = pending
+                pending = []
+                try last.withUnsafeBufferPointer { try deliver($0, number: lineNumber + 1, isTerminated: false, body) }
             }
-            if count == 0 { break }
-            bytesRead += count
-            var start = 0
-            let filled = UnsafeBufferPointer(rebasing: chunk[0..<count])
-            while start < count {
-                guard let newline = filled[start...].firstIndex(of: UInt8(ascii: "\n")) else {
-                    // No end of line in this chunk: keep the piece unless the line is already too long.
-                    if oversized != nil {
-                        oversized! += count - start
-                    } else if pending.count + count - start > maxLineLength {
-                        oversized = pending.count + count - start
-                        pending = []
-                    } else {
-                        pending.append(contentsOf: filled[start..<count])
-                    }
-                    break
-                }
-                lineNumber += 1
-                let piece = UnsafeBufferPointer(rebasing: filled[start..<newline])
-                if let length = oversized {
-                    try deliverOversized(length + piece.count, number: lineNumber, isTerminated: true, body)
-                    oversized = nil
-                } else if pending.isEmpty {
-                    try deliver(piece, number: lineNumber, isTerminated: true, body)
-                } else if pending.count + piece.count > maxLineLength {
-                    try deliverOversized(pending.count + piece.count, number: lineNumber, isTerminated: true, body)
+            return false
+        }
+        bytesRead += count
+        var start = 0
+        let filled = UnsafeBufferPointer(rebasing: chunk[0..<count])
+        while start < count {
+            guard let newline = filled[start...].firstIndex(of: UInt8(ascii: "\n")) else {
+                // No end of line in this chunk: keep the piece unless the line is already too long.
+                if oversized != nil {
+                    oversized! += count - start
+                } else if pending.count + count - start > maxLineLength {
+                    oversized = pending.count + count - start
                     pending = []
                 } else {
-                    pending.append(contentsOf: piece)
-                    try pending.withUnsafeBufferPointer {
-                        try deliver($0, number: lineNumber, isTerminated: true, body)
-                    }
-                    pending = []
+                    pending.append(contentsOf: filled[start..<count])
                 }
-                start = newline + 1
+                break
             }
+            lineNumber += 1
+            let piece = UnsafeBufferPointer(rebasing: filled[start..<newline])
+            if let length = oversized {
+                try deliverOversized(length + piece.count, number: lineNumber, isTerminated: true, body)
+                oversized = nil
+            } else if pending.isEmpty {
+                try deliver(piece, number: lineNumber, isTerminated: true, body)
+            } else if pending.count + piece.count > maxLineLength {
+                try deliverOversized(pending.count + piece.count, number: lineNumber, isTerminated: true, body)
+                pending = []
+            } else {
+                pending.append(contentsOf: piece)
+                let line = pending
+                pending = []
+                try line.withUnsafeBufferPointer { try deliver($0, number: lineNumber, isTerminated: true, body) }
+            }
+            start = newline + 1
         }
-        if let length = oversized {
-            try deliverOversized(length, number: lineNumber + 1, isTerminated: false, body)
-        } else if !pending.isEmpty {
-            try pending.withUnsafeBufferPointer { try deliver($0, number: lineNumber + 1, isTerminated: false, body) }
-        }
+        return true
     }
 
     private func deliver(

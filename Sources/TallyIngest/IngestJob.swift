@@ -1,0 +1,181 @@
+import Foundation
+public import TallyCore
+public import TallyPipeline
+public import TallySchema
+
+/// Reads NDJSON inputs line by line (bounded memory whatever their size), turns each line into a
+/// validated envelope or a reject with its reason, file and line number, and sends the good ones
+/// through the pipeline with backpressure.
+///
+/// Lines without `event_id` get an id derived from their bytes, so ingesting a file twice stores
+/// each event once. Reading uses blocking `read(2)` in 1 MiB chunks; the pipeline's sinks run
+/// concurrently on other tasks.
+public final class IngestJob {
+    /// Settings of one run.
+    public struct Options: Sendable {
+        /// Structural checks, and the tracking plans when there is a registry.
+        public var validator: EventValidator
+        /// Longer lines are rejected as `too_large` without being buffered.
+        public var maxLineLength: Int
+        /// Stop (and exit non-zero) once more lines than this were rejected; nil: never.
+        public var maxRejects: Int?
+        /// Where rejected lines go.
+        public var rejectsPath: String
+
+        /// Options with 1 MiB lines and no reject limit.
+        public init(
+            validator: EventValidator,
+            maxLineLength: Int = 1 << 20,
+            maxRejects: Int? = nil,
+            rejectsPath: String
+        ) {
+            self.validator = validator
+            self.maxLineLength = maxLineLength
+            self.maxRejects = maxRejects
+            self.rejectsPath = rejectsPath
+        }
+    }
+
+    /// Where a run is, for progress displays.
+    public struct Progress: Sendable {
+        /// The input being read.
+        public var source: String
+        /// Bytes read from it.
+        public var bytesRead: Int
+        /// Its size, when known (not for pipes).
+        public var totalBytes: Int?
+        /// Events accepted so far, all inputs.
+        public var accepted: Int
+        /// Seconds since the run started.
+        public var elapsedSeconds: Double
+    }
+
+    /// Why the run could not read an input.
+    public struct InputError: Error, CustomStringConvertible {
+        /// What failed.
+        public var underlying: IOError
+        public var description: String { underlying.description }
+    }
+
+    private let options: Options
+    private let pipeline: EventPipeline
+    private let progress: ((Progress) -> Void)?
+    private let decoder = EnvelopeDecoder()
+    private let rejects: RejectWriter
+    private var report = IngestReport()
+    private var pending: [EventEnvelope] = []
+    private var stopRequested = false
+
+    /// A job feeding `pipeline`; `progress` is called after each chunk read.
+    public init(options: Options, pipeline: EventPipeline, progress: ((Progress) -> Void)? = nil) {
+        self.options = options
+        self.pipeline = pipeline
+        self.progress = progress
+        rejects = RejectWriter(path: options.rejectsPath)
+        report.validation = options.validator.registry == nil ? "structural" : "registry"
+    }
+
+    /// Ingests `sources` in order (`-` is stdin). Returns once every accepted event was handed to
+    /// the pipeline; the caller shuts the pipeline down and reads what the sinks stored.
+    public func run(sources: [String], shouldStop: () -> Bool = { false }) async throws -> IngestReport {
+        let started = Date()
+        defer { report.elapsedSeconds = Date().timeIntervalSince(started) }
+        for source in sources where !stopRequested {
+            report.sources.append(source)
+            try await ingest(source, started: started, shouldStop: shouldStop)
+        }
+        try rejects.flush()
+        if rejects.isUsed { report.rejectsFile = rejects.path }
+        report.interrupted = stopRequested
+        report.elapsedSeconds = Date().timeIntervalSince(started)
+        return report
+    }
+
+    private func ingest(_ source: String, started: Date, shouldStop: () -> Bool) async throws {
+        let descriptor = source == "-" ? STDIN_FILENO : open(source, O_RDONLY | O_CLOEXEC)
+        guard descriptor >= 0 else {
+            throw InputError(underlying: IOError(operation: "open", path: source, errno: errno))
+        }
+        defer { if descriptor != STDIN_FILENO { close(descriptor) } }
+        var info = stat()
+        let size = fstat(descriptor, &info) == 0 && (info.st_mode & S_IFMT) == S_IFREG ? Int(info.st_size) : nil
+        var reader = LineReader(descriptor: descriptor, path: source, maxLineLength: options.maxLineLength)
+        let name = source == "-" ? "<stdin>" : source
+        var more = true
+        while more {
+            let now = Timestamp.now()
+            do {
+                more = try reader.readChunk { line in try self.process(line, source: name, receivedAt: now) }
+            } catch let error as IOError {
+                throw InputError(underlying: error)
+            }
+            if !pending.isEmpty {
+                try await pipeline.send(contentsOf: pending)
+                pending.removeAll(keepingCapacity: true)
+            }
+            progress?(
+                Progress(
+                    source: name,
+                    bytesRead: reader.bytesRead,
+                    totalBytes: size,
+                    accepted: report.accepted,
+                    elapsedSeconds: Date().timeIntervalSince(started)
+                )
+            )
+            if shouldStop() { stopRequested = true }
+            if stopRequested { break }
+        }
+        report.bytes += reader.bytesRead
+    }
+
+    private func process(_ line: LineReader.Line, source: String, receivedAt: Timestamp) throws {
+        report.lines += 1
+        if let length = line.oversizedLength {
+            try reject(
+                source,
+                line.number,
+                EventViolation(
+                    .tooLarge,
+                    path: "$",
+                    message: "line of \(length) bytes exceeds the \(options.maxLineLength)-byte limit"
+                ),
+                raw: nil
+            )
+            return
+        }
+        if line.bytes.allSatisfy({ $0 == 0x20 || $0 == 0x09 || $0 == 0x0D }) {
+            report.blankLines += 1
+            return
+        }
+        var event: EventEnvelope
+        do {
+            event = try decoder.decode(line.bytes, fallbackID: EventID(contentOf: line.bytes))
+        } catch {
+            try reject(
+                source,
+                line.number,
+                EventViolation(ReasonCode(error.code), path: error.path, message: error.message),
+                raw: line.bytes
+            )
+            return
+        }
+        if event.receivedAt == nil { event.receivedAt = receivedAt }
+        let result = options.validator.validate(event)
+        guard result.isValid else {
+            var first = result.violations[0]
+            if result.violations.count > 1 { first.message = result.summary }
+            try reject(source, line.number, first, raw: line.bytes)
+            return
+        }
+        report.accepted += 1
+        pending.append(result.event)
+    }
+
+    private func reject(_ source: String, _ line: Int, _ violation: EventViolation, raw: UnsafeBufferPointer<UInt8>?)
+        throws
+    {
+        report.rejected[violation.code, default: 0] += 1
+        try rejects.reject(source: source, line: line, violation: violation, raw: raw)
+        if let maxRejects = options.maxRejects, report.rejectedCount > maxRejects { stopRequested = true }
+    }
+}

@@ -1,0 +1,41 @@
+public import TallySchema
+
+/// What an ingest did: every line read is accepted, rejected (with its reason) or blank.
+public struct IngestReport: Sendable {
+    /// Inputs read (`-` for stdin).
+    public var sources: [String] = []
+    /// Bytes read.
+    public var bytes = 0
+    /// Lines read, blank ones included.
+    public var lines = 0
+    /// Empty or whitespace-only lines, skipped.
+    public var blankLines = 0
+    /// Events that passed validation and were handed to the sinks.
+    public var accepted = 0
+    /// Rejected lines by reason.
+    public var rejected: [ReasonCode: Int] = [:]
+    /// Where the rejected lines were written, if any were.
+    public var rejectsFile: String?
+    /// `registry` (validated against tracking plans) or `structural` (envelope, names, sizes, timestamps).
+    public var validation: String = "structural"
+    /// Events each sink stored, by sink name.
+    public var stored: [String: UInt64] = [:]
+    /// Events that could not be stored after every retry (in the dead-letter store).
+    public var notStored: UInt64 = 0
+    /// Whether the run stopped early (a signal, or too many rejects).
+    public var interrupted = false
+    /// Wall-clock seconds.
+    public var elapsedSeconds = 0.0
+
+    /// Creates an empty report.
+    public init() {}
+
+    /// Rejected lines in all.
+    public var rejectedCount: Int { rejected.values.reduce(0, +) }
+
+    /// Events per second over the run.
+    public var eventsPerSecond: Double { elapsedSeconds > 0 ? Double(accepted) / elapsedSeconds : 0 }
+
+    /// Megabytes per second over the run.
+    public var megabytesPerSecond: Double { elapsedSeconds > 0 ? Double(bytes) / 1_000_000 / elapsedSeconds : 0 }
+}

@@ -1,0 +1,84 @@
+import TallyCore
+public import TallyFileStore
+
+/// Computes summaries over the file store, exactly: an event stored twice (a re-run ingest) is
+/// counted once.
+///
+/// Copies of one event share its `occurred_at`, so they sit in the same day's files: duplicates
+/// are found with one day's ids in memory at a time.
+public struct FileStoreSummarizer: Sendable {
+    /// The store.
+    public let reader: FileStoreReader
+
+    /// A summarizer over the store under `directory`.
+    public init(directory: String) {
+        reader = FileStoreReader(directory: directory)
+    }
+
+    fileprivate struct Accumulator {
+        var events = 0
+        var users = Set<String>()
+        var names = Set<String>()
+        var first = Timestamp(nanosecondsSinceEpoch: .max)
+        var last = Timestamp(nanosecondsSinceEpoch: .min)
+    }
+
+    /// Runs `query`.
+    public func summarize(_ query: SummaryQuery) throws -> Summary {
+        var groups: [String: Accumulator] = [:]
+        var seen = Set<EventID>()
+        var currentDay: CivilDate?
+        var eventsRead = 0
+        var duplicates = 0
+        let layout = reader.layout
+        var unreadable = 0
+        var torn = 0
+        for segment in try layout.eventSegments() {
+            if let since = query.since, segment.day.daysSinceEpoch < since.utcDate.daysSinceEpoch { continue }
+            if let until = query.until, segment.day.daysSinceEpoch > until.utcDate.daysSinceEpoch { continue }
+            if segment.day != currentDay {
+                seen.removeAll(keepingCapacity: true)
+                currentDay = segment.day
+            }
+            let report = try reader.forEachEvent(inSegment: segment) { event in
+                guard query.matches(event) else { return }
+                eventsRead += 1
+                guard seen.insert(event.eventID).inserted else {
+                    duplicates += 1
+                    return
+                }
+                let key = query.key(of: event)
+                groups[key, default: Accumulator()].add(event)
+            }
+            unreadable += report.unreadableLines.count
+            torn += report.tornLines
+        }
+        let rows = groups.map { key, value in
+            SummaryRow(
+                key: key,
+                events: value.events,
+                uniqueUsers: value.users.count,
+                eventTypes: value.names.count,
+                firstSeen: value.first,
+                lastSeen: value.last
+            )
+        }.sorted { $0.key < $1.key }
+        return Summary(
+            rows: rows,
+            eventsRead: eventsRead,
+            duplicates: duplicates,
+            unreadableLines: unreadable,
+            tornLines: torn
+        )
+    }
+}
+
+extension FileStoreSummarizer.Accumulator {
+    mutating func add(_ event: EventEnvelope) {
+        events += 1
+        if let actor = event.actorID { users.insert(actor) }
+        names.insert(event.name)
+        if event.occurredAt < first { first = event.occurredAt }
+        if last < event.occurredAt { last = event.occurredAt }
+    }
+}

@@ -1,0 +1,77 @@
+public import TallyCore
+
+/// What `tally summary` asks: a grouping, filters and the metrics of each group.
+public struct SummaryQuery: Sendable, Hashable {
+    /// How rows are grouped.
+    public enum Grouping: String, Sendable, CaseIterable {
+        case feature, event, day, hour
+    }
+
+    /// The grouping.
+    public var grouping: Grouping
+    /// Only this feature.
+    public var feature: String?
+    /// Only this event name.
+    public var event: String?
+    /// Only events that occurred at or after this time.
+    public var since: Timestamp?
+    /// Only events that occurred before this time.
+    public var until: Timestamp?
+
+    /// A query.
+    public init(
+        grouping: Grouping,
+        feature: String? = nil,
+        event: String? = nil,
+        since: Timestamp? = nil,
+        until: Timestamp? = nil
+    ) {
+        self.grouping = grouping
+        self.feature = feature
+        self.event = event
+        self.since = since
+        self.until = until
+    }
+
+    /// Whether `event` passes the filters.
+    public func matches(_ event: EventEnvelope) -> Bool {
+        if let feature, event.feature != feature { return false }
+        if let name = self.event, event.name != name { return false }
+        if let since, event.occurredAt < since { return false }
+        if let until, !(event.occurredAt < until) { return false }
+        return true
+    }
+
+    /// The group key of `event`.
+    public func key(of event: EventEnvelope) -> String {
+        switch grouping {
+        case .feature: return event.feature ?? SummaryQuery.unknownFeature
+        case .event: return event.name
+        case .day: return event.occurredAt.utcDate.isoString
+        case .hour:
+            let text = event.occurredAt.rfc3339
+            return String(text.prefix(13)) + ":00Z"
+        }
+    }
+
+    /// The group of events whose feature is not known.
+    public static let unknownFeature = "(none)"
+
+    /// Parses `--since`/`--until`: RFC 3339, a date (`2026-11-22`, midnight UTC), or a duration
+    /// before `now` (`90m`, `36h`, `7d`, `2w`).
+    public static func parseTime(_ text: String, now: Timestamp = .now()) -> Timestamp? {
+        if let timestamp = Timestamp(rfc3339: text) { return timestamp }
+        if let date = Timestamp(rfc3339: text + "T00:00:00Z") { return date }
+        guard let unit = text.last, let amount = Int64(text.dropLast()), amount >= 0 else { return nil }
+        let seconds: Int64
+        switch unit {
+        case "s": seconds = 1
+        case "m": seconds = 60
+        case "h": seconds = 3_600
+        case "d": seconds = 86_400
+        case "w": seconds = 604_800
+        default: return nil
+        }
+        return now.advanced(byNanoseconds: -amount * seconds * 1_000_000_000)
+    }
+}

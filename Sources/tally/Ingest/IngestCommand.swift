@@ -1,0 +1,159 @@
+import ArgumentParser
+import Foundation
+import Logging
+import ServiceLifecycle
+import TallyCore
+import TallyFileStore
+import TallyIngest
+import TallyPipeline
+import TallySchema
+
+/// `tally ingest [FILE ...]`.
+struct IngestCommand: AsyncParsableCommand {
+    enum Sink: String, ExpressibleByArgument, CaseIterable {
+        case file, stdout
+    }
+
+    enum ReportFormat: String, ExpressibleByArgument, CaseIterable {
+        case text, json
+    }
+
+    static let configuration = CommandConfiguration(
+        commandName: "ingest",
+        abstract: "Load NDJSON events through validation into the store.",
+        discussion: """
+            Reads each FILE (or stdin for - or none) line by line with bounded memory. Each line becomes an event \
+            (an id derived from its bytes when it has no event_id, so ingesting a file twice stores nothing \
+            twice), is validated (structure, names, sizes and timestamps; the tracking plans too with --registry) \
+            and goes to the sinks with backpressure. Rejected lines go to a rejects file (NDJSON with source, line, \
+            reason, message and the raw line) that you can fix and ingest again.
+
+            Exit codes: 0 done (rejects within --max-rejects); 64 usage error; 65 more lines rejected than \
+            --max-rejects (reading stopped there); 74 an input could not be read or events could not be stored \
+            (they are in the dead-letter files); 75 interrupted by SIGTERM/SIGINT (everything accepted was stored; \
+            run again to finish: ids are stable).
+
+            Examples:
+              tally ingest Examples/sample/events.ndjson --registry Examples/registry
+              tally generate --events 1000000 | tally ingest --quiet
+              tally ingest export-*.ndjson --max-rejects 0 --report json
+              tally ingest events.ndjson --sink stdout --sink file
+            """
+    )
+
+    @Argument(help: "NDJSON files; - or none for stdin.")
+    var files: [String] = []
+
+    @Option(name: .long, help: "Where events go: file (the store under --data-dir) or stdout; repeatable.")
+    var sink: [Sink] = []
+
+    @OptionGroup var store: DataDirectoryOption
+
+    @OptionGroup var registry: RegistryOption
+
+    @Option(name: .long, help: "The rejects file (default: DATA_DIR/rejects/ingest-TIME.ndjson).")
+    var rejects: String?
+
+    @Option(name: .long, help: "Stop with exit code 65 once more lines than this are rejected.")
+    var maxRejects: Int?
+
+    @Option(name: .long, help: "Reject lines longer than this many bytes.")
+    var maxLineBytes: Int = 1 << 20
+
+    @Option(name: .long, help: "The final report: text or json.")
+    var report: ReportFormat = .text
+
+    @Flag(name: .long, help: "No progress display.")
+    var quiet = false
+
+    func validate() throws {
+        if let maxRejects, maxRejects < 0 { throw ValidationError("--max-rejects must be 0 or more.") }
+        guard maxLineBytes >= 64 else { throw ValidationError("--max-line-bytes must be at least 64.") }
+        for file in files where file != "-" && !FileManager.default.isReadableFile(atPath: file) {
+            throw ValidationError("\(file) does not exist or cannot be read.")
+        }
+    }
+
+    func run() async throws {
+        LoggingSystem.bootstrap { label in
+            var handler = StreamLogHandler.standardError(label: label)
+            handler.logLevel = .warning
+            return handler
+        }
+        let logger = Logger(label: "tally.ingest")
+        let sinks = self.sink.isEmpty ? [Sink.file] : Array(Set(self.sink)).sorted { $0.rawValue < $1.rawValue }
+        var eventSinks: [any EventSink] = []
+        for sink in sinks {
+            switch sink {
+            case .file: eventSinks.append(FileSink(directory: store.dataDir, logger: logger))
+            case .stdout: eventSinks.append(StdoutSink(format: .ndjson))
+            }
+        }
+        let plans =
+            registry.registry != nil
+                || ProcessInfo.processInfo.environment["TALLY_REGISTRY"].map { !$0.isEmpty } == true
+            ? try registry.load() : nil
+        let rejectsPath = rejects ?? "\(store.dataDir)/rejects/ingest-\(Self.fileTimestamp()).ndjson"
+        let pipeline = EventPipeline(
+            sinks: eventSinks,
+            deadLetters: FileDeadLetterSink(directory: store.dataDir),
+            configuration: PipelineConfiguration(maxBatchSize: 2_000, queueCapacity: 10_000, overflowPolicy: .block),
+            logger: logger
+        )
+        let display = !quiet && Terminal.stderrIsTerminal ? ProgressDisplay() : nil
+        let job = IngestJob(
+            options: IngestJob.Options(
+                validator: EventValidator(registry: plans),
+                maxLineLength: maxLineBytes,
+                maxRejects: maxRejects,
+                rejectsPath: rejectsPath
+            ),
+            pipeline: pipeline,
+            progress: display.map { display in { display.update($0) } }
+        )
+        let service = IngestService(job: job, sources: files.isEmpty ? ["-"] : files)
+        let group = ServiceGroup(
+            configuration: ServiceGroupConfiguration(
+                services: [
+                    .init(service: pipeline),
+                    .init(service: service, successTerminationBehavior: .gracefullyShutdownGroup),
+                ],
+                gracefulShutdownSignals: [.sigterm, .sigint],
+                logger: logger
+            )
+        )
+        try await group.run()
+        display?.finish()
+        var result: IngestReport
+        switch service.outcome {
+        case .success(let report)?: result = report
+        case .failure(let error)?:
+            Terminal.error("\(error)")
+            throw ExitCode(74)
+        case nil:
+            Terminal.error("interrupted before reading started")
+            throw ExitCode(75)
+        }
+        let statistics = pipeline.statistics
+        result.stored = statistics.delivered
+        result.notStored = statistics.deadLettered + statistics.lost
+        let text =
+            report == .json
+            ? IngestReportRenderer.json(result) : IngestReportRenderer.text(result, sinks: sinks.map(\.rawValue))
+        // With events on stdout, the report goes to stderr.
+        if sinks.contains(.stdout) {
+            FileHandle.standardError.write(Data(text.utf8))
+        } else {
+            FileHandle.standardOutput.write(Data(text.utf8))
+        }
+        if result.notStored > 0 { throw ExitCode(74) }
+        if let maxRejects, result.rejectedCount > maxRejects { throw ExitCode(65) }
+        if result.interrupted { throw ExitCode(75) }
+    }
+
+    static func fileTimestamp() -> String {
+        let text = Timestamp.now().rfc3339
+        return String(text.prefix(19)).replacingOccurrences(of: ":", with: "").replacingOccurrences(of: "-", with: "")
+            + "Z"
+    }
+}

@@ -1,0 +1,77 @@
+import Foundation
+import TallyCore
+import TallyIngest
+import TallySchema
+
+/// The final report of `tally ingest`, for people and for scripts.
+enum IngestReportRenderer {
+    static func text(_ report: IngestReport, sinks: [String]) -> String {
+        var lines: [String] = []
+        let sourceCount = report.sources.count
+        lines.append(
+            "read \(report.lines) lines from \(sourceCount) input\(sourceCount == 1 ? "" : "s"): \(report.accepted) accepted, "
+                + "\(report.rejectedCount) rejected, \(report.blankLines) blank"
+                + "  (validation: \(report.validation == "registry" ? "tracking plans" : "structural only, no --registry"))"
+        )
+        if !report.rejected.isEmpty {
+            let reasons = report.rejected.sorted { $0.value == $1.value ? $0.key < $1.key : $0.value > $1.value }
+                .map { "\($0.key.rawValue) \($0.value)" }.joined(separator: ", ")
+            lines.append("  rejected by reason: \(reasons)")
+        }
+        if let file = report.rejectsFile { lines.append("  rejected lines written to \(file)") }
+        let stored = sinks.map { "\($0) \(report.stored[$0, default: 0])" }.joined(separator: ", ")
+        lines.append(
+            "  stored: \(stored)"
+                + (report.notStored > 0 ? "; NOT stored: \(report.notStored) (see the dead-letter files)" : "")
+        )
+        lines.append(
+            String(
+                format: "  %.2f s, %.0f events/s, %.1f MB/s",
+                report.elapsedSeconds,
+                report.eventsPerSecond,
+                report.megabytesPerSecond
+            )
+        )
+        if report.interrupted { lines.append("  stopped early: run the same command again to finish (ids are stable)") }
+        return lines.joined(separator: "\n") + "\n"
+    }
+
+    static func json(_ report: IngestReport) -> String {
+        var object: [JSONMember] = [
+            JSONMember(key: "inputs", value: .array(report.sources.map(JSONValue.string))),
+            JSONMember(key: "lines", value: number(report.lines)),
+            JSONMember(key: "accepted", value: number(report.accepted)),
+            JSONMember(key: "rejected", value: number(report.rejectedCount)),
+            JSONMember(key: "blank", value: number(report.blankLines)),
+            JSONMember(
+                key: "rejected_by_reason",
+                value: .object(
+                    report.rejected.sorted { $0.key < $1.key }.map {
+                        JSONMember(key: $0.key.rawValue, value: number($0.value))
+                    }
+                )
+            ),
+            JSONMember(key: "validation", value: .string(report.validation)),
+            JSONMember(
+                key: "stored",
+                value: .object(
+                    report.stored.sorted { $0.key < $1.key }.map {
+                        JSONMember(key: $0.key, value: number(Int($0.value)))
+                    }
+                )
+            ),
+            JSONMember(key: "not_stored", value: number(Int(report.notStored))),
+            JSONMember(key: "interrupted", value: .bool(report.interrupted)),
+            JSONMember(key: "bytes", value: number(report.bytes)),
+            JSONMember(
+                key: "elapsed_seconds",
+                value: .number(JSONNumber(text: String(format: "%.3f", report.elapsedSeconds)))
+            ),
+            JSONMember(key: "events_per_second", value: number(Int(report.eventsPerSecond))),
+        ]
+        if let file = report.rejectsFile { object.append(JSONMember(key: "rejects_file", value: .string(file))) }
+        return JSONWriter.text(.object(object)) + "\n"
+    }
+
+    private static func number(_ value: Int) -> JSONValue { .number(JSONNumber(text: String(value))) }
+}
