@@ -112,7 +112,7 @@ let package = Package(
         .executableTarget(
             name: "tally-bench",
             dependencies: [
-                "Tracking", "TallyCore", "TallySchema", "TallyPipeline",
+                "Tracking", "TallyCore", "TallySchema", "TallyPipeline", "TallyIngest",
                 .product(name: "Logging", package: "swift-log"),
             ],
             path: "Benchmarks/tally-bench",

@@ -61,3 +61,15 @@ if selected("validation") {
         "  validate  \(format(nanoseconds: validation.validate))   target ≤ 1 µs   ratio \(rounded(validation.validate / 1_000)) of budget"
     )
 }
+
+if selected("ingest") {
+    let ingest = try IngestBenchmark.run(lines: quick ? 20_000 : 200_000, rounds: quick ? 3 : 7)
+    print("")
+    print(
+        "ingest on one core: read + decode + validate (\(ingest.validation)) + encode to /dev/null, "
+            + "\(rounded(ingest.megabytes)) MB"
+    )
+    print("  tally        \(rounded(ingest.tallyMBps)) MB/s   target ≥ 115 MB/s")
+    print("  JSONDecoder  \(rounded(ingest.foundationMBps)) MB/s   (decode only, same file)")
+    print("  ratio        \(rounded(ingest.tallyMBps / ingest.foundationMBps))×   target ≥ 4.4×")
+}

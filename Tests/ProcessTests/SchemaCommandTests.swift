@@ -34,7 +34,7 @@ struct SchemaCommandTests {
     func lint() throws {
         let good = try Self.run(["schema", "lint", Self.repository + "/Examples/registry"])
         #expect(good.status == 0)
-        #expect(good.stdout.hasPrefix("ok: 1 plan"))
+        #expect(good.stdout.hasPrefix("ok: 3 plans, 10 events"))
 
         let broken = try Self.temporaryRegistry([
             "shop.json": Self.plan(#"{"type":"object","properties":{"n":{"type":"string","items":{}},"m":{}}}"#),

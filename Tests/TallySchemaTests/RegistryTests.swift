@@ -8,7 +8,7 @@ struct RegistryTests {
     @Test("the Examples plan loads; versions sort numerically; latest is the default")
     func examplesPlan() throws {
         let registry = try Fixtures.loadExamples()
-        #expect(registry.plans.keys.sorted() == ["episode"])
+        #expect(registry.plans.keys.sorted() == ["episode", "player", "search"])
         #expect(registry.versions(of: "episode_detail_play_tapped").map(\.version.description) == ["1-0-0", "1-0-1"])
         #expect(registry.event("episode_detail_play_tapped")?.version == SchemaVer("1-0-1"))
         #expect(registry.event("episode_list_viewed")?.screen == "episode_list")

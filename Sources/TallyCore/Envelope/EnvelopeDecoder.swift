@@ -1,3 +1,11 @@
+#if canImport(Darwin)
+    import Darwin
+#elseif canImport(Glibc)
+    import Glibc
+#elseif canImport(Musl)
+    import Musl
+#endif
+
 /// Decodes one NDJSON line straight into an ``EventEnvelope``, without building a JSON tree.
 ///
 /// The same RFC 8259 rules as ``JSONParser`` (whose scanning primitives it uses): every `n_`
@@ -35,7 +43,7 @@ public struct EnvelopeDecoder: Sendable {
                     guard parser.peek() == UInt8(ascii: "\"") else {
                         throw JSONError(parser.peek() == nil ? .unexpectedEnd : .unexpectedCharacter, at: parser.offset)
                     }
-                    let key = try parser.parseString()
+                    let key = try parser.withStringBytes { (bytes) throws(JSONError) in Self.keyIndex(bytes) }
                     parser.skipWhitespace()
                     try parser.expect(UInt8(ascii: ":"))
                     parser.skipWhitespace()
@@ -110,39 +118,74 @@ public struct EnvelopeDecoder: Sendable {
         "anonymous_id", "session_id", "context", "schema_version", "violations",
     ]
 
-    private func decodeField(_ key: String, parser: inout JSONParser, into fields: inout Fields) throws -> Void {
-        guard let index = Self.keys.firstIndex(of: key) else {
+    /// The index in ``keys`` of a key's bytes: compared by length, then bytes, against static
+    /// literals (no `String`, no array of arrays to retain).
+    private static func keyIndex(_ bytes: UnsafeBufferPointer<UInt8>) -> Int? {
+        switch bytes.count {
+        case 4: return equals(bytes, "name") ? 1 : nil
+        case 7:
+            if equals(bytes, "feature") { return 2 }
+            if equals(bytes, "sent_at") { return 5 }
+            if equals(bytes, "user_id") { return 7 }
+            return equals(bytes, "context") ? 10 : nil
+        case 8: return equals(bytes, "event_id") ? 0 : nil
+        case 10:
+            if equals(bytes, "properties") { return 3 }
+            if equals(bytes, "session_id") { return 9 }
+            return equals(bytes, "violations") ? 12 : nil
+        case 11:
+            if equals(bytes, "occurred_at") { return 4 }
+            return equals(bytes, "received_at") ? 6 : nil
+        case 12: return equals(bytes, "anonymous_id") ? 8 : nil
+        case 14: return equals(bytes, "schema_version") ? 11 : nil
+        default: return nil
+        }
+    }
+
+    /// The index of a `context` key: app_version, app_build, platform, os_version, locale.
+    private static func contextKeyIndex(_ bytes: UnsafeBufferPointer<UInt8>) -> Int? {
+        switch bytes.count {
+        case 11: return equals(bytes, "app_version") ? 0 : nil
+        case 9: return equals(bytes, "app_build") ? 1 : nil
+        case 8: return equals(bytes, "platform") ? 2 : nil
+        case 10: return equals(bytes, "os_version") ? 3 : nil
+        case 6: return equals(bytes, "locale") ? 4 : nil
+        default: return nil
+        }
+    }
+
+    @inline(__always)
+    private static func equals(_ bytes: UnsafeBufferPointer<UInt8>, _ literal: StaticString) -> Bool {
+        bytes.count == literal.utf8CodeUnitCount && memcmp(bytes.baseAddress!, literal.utf8Start, bytes.count) == 0
+    }
+
+    private func decodeField(_ index: Int?, parser: inout JSONParser, into fields: inout Fields) throws -> Void {
+        guard let index else {
             _ = try parser.parseValue(depth: 0)
             return
         }
         let bit = UInt32(1) << UInt32(index)
-        if fields.seen & bit != 0 { fields.fail(.duplicateField, "$.\(key)", "given twice") }
+        if fields.seen & bit != 0 { fields.fail(.duplicateField, "$.\(Self.keys[index])", "given twice") }
         fields.seen |= bit
         switch index {
         case 0:
-            if let text = try optionalString(&parser, key, &fields) {
-                if let id = EventID(text) {
-                    fields.eventID = id
-                } else {
-                    fields.fail(.invalidEventID, "$.event_id", "not a UUID")
-                }
+            if parser.peek() == UInt8(ascii: "\"") {
+                let id = try parser.withStringBytes { (bytes) throws(JSONError) in EventID(canonicalBytes: bytes) }
+                if let id { fields.eventID = id } else { fields.fail(.invalidEventID, "$.event_id", "not a UUID") }
+            } else {
+                _ = try optionalString(&parser, Self.keys[index], &fields)
             }
-        case 1: fields.name = try optionalString(&parser, key, &fields)
-        case 2: fields.feature = try optionalString(&parser, key, &fields)
+        case 1: fields.name = try optionalString(&parser, Self.keys[index], &fields)
+        case 2: fields.feature = try optionalString(&parser, Self.keys[index], &fields)
         case 3: fields.properties = try decodeProperties(&parser, &fields)
-        case 4: fields.occurredAt = try timestamp(&parser, key, &fields)
-        case 5: fields.sentAt = try timestamp(&parser, key, &fields)
-        case 6: fields.receivedAt = try timestamp(&parser, key, &fields)
-        case 7: fields.userID = try optionalString(&parser, key, &fields)
-        case 8: fields.anonymousID = try optionalString(&parser, key, &fields)
-        case 9: fields.sessionID = try optionalString(&parser, key, &fields)
-        case 10:
-            do {
-                fields.context = try EventEnvelope.context(try parser.parseValue(depth: 0))
-            } catch let error as EnvelopeDecodingError {
-                fields.fail(error.code, error.path, error.message)
-            }
-        case 11: fields.schemaVersion = try optionalString(&parser, key, &fields)
+        case 4: fields.occurredAt = try timestamp(&parser, Self.keys[index], &fields)
+        case 5: fields.sentAt = try timestamp(&parser, Self.keys[index], &fields)
+        case 6: fields.receivedAt = try timestamp(&parser, Self.keys[index], &fields)
+        case 7: fields.userID = try optionalString(&parser, Self.keys[index], &fields)
+        case 8: fields.anonymousID = try optionalString(&parser, Self.keys[index], &fields)
+        case 9: fields.sessionID = try optionalString(&parser, Self.keys[index], &fields)
+        case 10: fields.context = try decodeContext(&parser, &fields)
+        case 11: fields.schemaVersion = try optionalString(&parser, Self.keys[index], &fields)
         default:
             let value = try parser.parseValue(depth: 0)
             switch value {
@@ -155,25 +198,77 @@ public struct EnvelopeDecoder: Sendable {
     }
 
     /// A string, or nil for `null`; anything else is a type problem (the value is still parsed).
-    private func optionalString(_ parser: inout JSONParser, _ key: String, _ fields: inout Fields) throws -> String? {
+    private func optionalString(_ parser: inout JSONParser, _ key: @autoclosure () -> String, _ fields: inout Fields)
+        throws -> String?
+    {
         switch parser.peek() {
         case UInt8(ascii: "\""): return try parser.parseString()
         case UInt8(ascii: "n"):
             if case .null = try parser.parseValue(depth: 0) { return nil }
         default:
             let value = try parser.parseValue(depth: 0)
-            fields.fail(.wrongType, "$.\(key)", "expected a string, got \(value.typeName)")
+            fields.fail(.wrongType, "$.\(key())", "expected a string, got \(value.typeName)")
         }
         return nil
     }
 
-    private func timestamp(_ parser: inout JSONParser, _ key: String, _ fields: inout Fields) throws -> Timestamp? {
-        guard let text = try optionalString(&parser, key, &fields) else { return nil }
-        guard let timestamp = Timestamp(rfc3339: text) else {
-            fields.fail(.invalidTimestamp, "$.\(key)", "expected RFC 3339 like 2026-11-22T10:15:00.000Z")
+    private func timestamp(_ parser: inout JSONParser, _ key: @autoclosure () -> String, _ fields: inout Fields) throws
+        -> Timestamp?
+    {
+        guard parser.peek() == UInt8(ascii: "\"") else {
+            _ = try optionalString(&parser, key(), &fields)
+            return nil
+        }
+        let timestamp = try parser.withStringBytes { (bytes) throws(JSONError) in Timestamp(rfc3339Bytes: bytes) }
+        guard let timestamp else {
+            fields.fail(.invalidTimestamp, "$.\(key())", "expected RFC 3339 like 2026-11-22T10:15:00.000Z")
             return nil
         }
         return timestamp
+    }
+
+    private func decodeContext(_ parser: inout JSONParser, _ fields: inout Fields) throws -> EventContext? {
+        guard parser.peek() == UInt8(ascii: "{") else {
+            let value = try parser.parseValue(depth: 0)
+            if value != .null { fields.fail(.wrongType, "$.context", "expected an object, got \(value.typeName)") }
+            return nil
+        }
+        try parser.expect(UInt8(ascii: "{"))
+        var context = EventContext()
+        parser.skipWhitespace()
+        if parser.peek() == UInt8(ascii: "}") {
+            try parser.expect(UInt8(ascii: "}"))
+            return context
+        }
+        while true {
+            parser.skipWhitespace()
+            guard parser.peek() == UInt8(ascii: "\"") else {
+                throw JSONError(parser.peek() == nil ? .unexpectedEnd : .unexpectedCharacter, at: parser.offset)
+            }
+            let index = try parser.withStringBytes { (bytes) throws(JSONError) in Self.contextKeyIndex(bytes) }
+            parser.skipWhitespace()
+            try parser.expect(UInt8(ascii: ":"))
+            parser.skipWhitespace()
+            if let index {
+                let names = ["app_version", "app_build", "platform", "os_version", "locale"]
+                let value = try optionalString(&parser, "context." + names[index], &fields)
+                switch index {
+                case 0: context.appVersion = value
+                case 1: context.appBuild = value
+                case 2: context.platform = value
+                case 3: context.osVersion = value
+                default: context.locale = value
+                }
+            } else {
+                _ = try parser.parseValue(depth: 1)
+            }
+            parser.skipWhitespace()
+            guard let next = parser.peek() else { throw JSONError(.unexpectedEnd, at: parser.offset) }
+            try parser.expect(next)
+            if next == UInt8(ascii: "}") { break }
+            guard next == UInt8(ascii: ",") else { throw JSONError(.unexpectedCharacter, at: parser.offset - 1) }
+        }
+        return context
     }
 
     private func decodeProperties(_ parser: inout JSONParser, _ fields: inout Fields) throws -> EventProperties {

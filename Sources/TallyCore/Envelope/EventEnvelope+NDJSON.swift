@@ -39,18 +39,13 @@ extension EventEnvelope {
         appendString("session_id", sessionID, to: &bytes)
         if let context, !context.isEmpty {
             bytes.append(contentsOf: #","context":{"#.utf8)
+            // One call per field, not a loop over an array of pairs: this runs for every event.
             var firstField = true
-            for (key, value) in [
-                ("app_version", context.appVersion), ("app_build", context.appBuild),
-                ("platform", context.platform), ("os_version", context.osVersion), ("locale", context.locale),
-            ] {
-                guard let value else { continue }
-                if !firstField { bytes.append(UInt8(ascii: ",")) }
-                firstField = false
-                JSONWriter.appendString(key, to: &bytes)
-                bytes.append(UInt8(ascii: ":"))
-                JSONWriter.appendString(value, to: &bytes)
-            }
+            Self.appendContextField("app_version", context.appVersion, first: &firstField, to: &bytes)
+            Self.appendContextField("app_build", context.appBuild, first: &firstField, to: &bytes)
+            Self.appendContextField("platform", context.platform, first: &firstField, to: &bytes)
+            Self.appendContextField("os_version", context.osVersion, first: &firstField, to: &bytes)
+            Self.appendContextField("locale", context.locale, first: &firstField, to: &bytes)
             bytes.append(UInt8(ascii: "}"))
         }
         appendString("schema_version", schemaVersion, to: &bytes)
@@ -63,6 +58,21 @@ extension EventEnvelope {
             bytes.append(UInt8(ascii: "]"))
         }
         bytes.append(contentsOf: "}\n".utf8)
+    }
+
+    private static func appendContextField(
+        _ key: StaticString,
+        _ value: String?,
+        first: inout Bool,
+        to bytes: inout [UInt8]
+    ) {
+        guard let value else { return }
+        if !first { bytes.append(UInt8(ascii: ",")) }
+        first = false
+        bytes.append(UInt8(ascii: "\""))
+        key.withUTF8Buffer { bytes.append(contentsOf: $0) }
+        bytes.append(contentsOf: [UInt8(ascii: "\""), UInt8(ascii: ":")])
+        JSONWriter.appendString(value, to: &bytes)
     }
 
     private func appendTimestamp(_ key: StaticString, _ value: Timestamp?, to bytes: inout [UInt8]) {

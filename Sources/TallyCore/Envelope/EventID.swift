@@ -36,14 +36,20 @@ extension EventID: CustomStringConvertible {
 
     /// Appends the canonical form to a byte buffer without creating a `String`.
     public func appendCanonical(to bytes: inout [UInt8]) {
-        let hex: StaticString = "0123456789abcdef"
-        hex.withUTF8Buffer { digits in
+        // 36 bytes built on the stack, appended once.
+        withUnsafeTemporaryAllocation(of: UInt8.self, capacity: 36) { buffer in
+            var position = 0
             for nibble in 0..<32 {
-                if nibble == 8 || nibble == 12 || nibble == 16 || nibble == 20 { bytes.append(UInt8(ascii: "-")) }
+                if nibble == 8 || nibble == 12 || nibble == 16 || nibble == 20 {
+                    buffer[position] = UInt8(ascii: "-")
+                    position += 1
+                }
                 let word = nibble < 16 ? high : low
-                let shift = UInt64(60 - (nibble % 16) * 4)
-                bytes.append(digits[Int((word >> shift) & 0xF)])
+                let value = UInt8(truncatingIfNeeded: word >> UInt64(60 - (nibble % 16) * 4)) & 0xF
+                buffer[position] = value < 10 ? UInt8(ascii: "0") + value : UInt8(ascii: "a") + value - 10
+                position += 1
             }
+            bytes.append(contentsOf: UnsafeBufferPointer(buffer))
         }
     }
 
@@ -56,28 +62,34 @@ extension EventID: CustomStringConvertible {
 
     /// Parses the canonical form from UTF-8 bytes.
     public init?(canonicalBytes bytes: UnsafeBufferPointer<UInt8>) {
-        guard bytes.count == 36 else { return nil }
+        guard bytes.count == 36, bytes[8] == UInt8(ascii: "-"), bytes[13] == UInt8(ascii: "-"),
+            bytes[18] == UInt8(ascii: "-"), bytes[23] == UInt8(ascii: "-")
+        else { return nil }
         var words: (UInt64, UInt64) = (0, 0)
+        var invalid: UInt8 = 0
         var nibbles = 0
-        for (index, byte) in bytes.enumerated() {
-            if index == 8 || index == 13 || index == 18 || index == 23 {
-                guard byte == UInt8(ascii: "-") else { return nil }
-                continue
-            }
-            let value: UInt8
-            switch byte {
-            case UInt8(ascii: "0")...UInt8(ascii: "9"): value = byte - UInt8(ascii: "0")
-            case UInt8(ascii: "a")...UInt8(ascii: "f"): value = byte - UInt8(ascii: "a") + 10
-            case UInt8(ascii: "A")...UInt8(ascii: "F"): value = byte - UInt8(ascii: "A") + 10
-            default: return nil
-            }
+        for index in 0..<36 where index != 8 && index != 13 && index != 18 && index != 23 {
+            let value = Self.hexValues[Int(bytes[index])]
+            invalid |= value
             if nibbles < 16 {
-                words.0 = words.0 << 4 | UInt64(value)
+                words.0 = words.0 << 4 | UInt64(value & 0xF)
             } else {
-                words.1 = words.1 << 4 | UInt64(value)
+                words.1 = words.1 << 4 | UInt64(value & 0xF)
             }
             nibbles += 1
         }
+        // Non-hex bytes map to 0x80, so one test at the end covers all 32.
+        guard invalid & 0x80 == 0 else { return nil }
         self.init(high: words.0, low: words.1)
+    }
+
+    /// Hex digit values by byte; 0x80 marks a byte that is not a hex digit.
+    private static let hexValues: [UInt8] = (0..<256).map { byte in
+        switch UInt8(byte) {
+        case UInt8(ascii: "0")...UInt8(ascii: "9"): UInt8(byte) - UInt8(ascii: "0")
+        case UInt8(ascii: "a")...UInt8(ascii: "f"): UInt8(byte) - UInt8(ascii: "a") + 10
+        case UInt8(ascii: "A")...UInt8(ascii: "F"): UInt8(byte) - UInt8(ascii: "A") + 10
+        default: 0x80
+        }
     }
 }

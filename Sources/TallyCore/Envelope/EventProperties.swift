@@ -1,3 +1,11 @@
+#if canImport(Darwin)
+    import Darwin
+#elseif canImport(Glibc)
+    import Glibc
+#elseif canImport(Musl)
+    import Musl
+#endif
+
 /// An event's properties: string keys to scalar values.
 ///
 /// Two representations: the `[String: String]` a `TrackingEventContract` hands over, kept as it
@@ -123,7 +131,15 @@ public struct EventProperties: Hashable, Sendable {
 
     /// Byte order of the keys' UTF-8, the order tally writes properties in.
     public static func byteOrder(_ lhs: String, _ rhs: String) -> Bool {
-        lhs.utf8.lexicographicallyPrecedes(rhs.utf8)
+        var lhs = lhs
+        var rhs = rhs
+        return lhs.withUTF8 { left in
+            rhs.withUTF8 { right in
+                let common = Swift.min(left.count, right.count)
+                let order = common == 0 ? 0 : memcmp(left.baseAddress!, right.baseAddress!, common)
+                return order != 0 ? order < 0 : left.count < right.count
+            }
+        }
     }
 
     public static func == (lhs: EventProperties, rhs: EventProperties) -> Bool {

@@ -79,7 +79,8 @@ public struct LineReader {
         var start = 0
         let filled = UnsafeBufferPointer(rebasing: chunk[0..<count])
         while start < count {
-            guard let newline = filled[start...].firstIndex(of: UInt8(ascii: "\n")) else {
+            let found = memchr(filled.baseAddress! + start, Int32(UInt8(ascii: "\n")), count - start)
+            guard let found else {
                 // No end of line in this chunk: keep the piece unless the line is already too long.
                 if oversized != nil {
                     oversized! += count - start
@@ -91,6 +92,7 @@ public struct LineReader {
                 }
                 break
             }
+            let newline = UnsafeRawPointer(found).assumingMemoryBound(to: UInt8.self) - filled.baseAddress!
             lineNumber += 1
             let piece = UnsafeBufferPointer(rebasing: filled[start..<newline])
             if let length = oversized {

@@ -198,6 +198,33 @@ public struct JSONParser {
         while offset < bytes.count, isDigit(bytes[offset]) { offset += 1 }
     }
 
+    /// Parses a string at the current offset and hands its decoded UTF-8 to `body` without
+    /// creating a `String`: the bytes point into the input when the string has no escapes.
+    public mutating func withStringBytes<Result>(
+        _ body: (UnsafeBufferPointer<UInt8>) throws(JSONError) -> Result
+    ) throws(JSONError) -> Result {
+        let start = offset + 1
+        var index = start
+        while index < bytes.count {
+            let byte = bytes[index]
+            if byte == UInt8(ascii: "\"") {
+                offset = index + 1
+                return try body(UnsafeBufferPointer(rebasing: bytes[start..<index]))
+            }
+            if byte == UInt8(ascii: "\\") || byte < 0x20 || byte >= 0x80 { break }
+            index += 1
+        }
+        // Escapes or non-ASCII: decode (and validate) the general way.
+        var text = try parseString()
+        var result: Result?
+        var failure: JSONError?
+        text.withUTF8 { utf8 in
+            do throws(JSONError) { result = try body(utf8) } catch { failure = error }
+        }
+        if let failure { throw failure }
+        return result!
+    }
+
     /// Parses a string at the current offset (which holds its opening quote).
     public mutating func parseString() throws(JSONError) -> String {
         offset += 1

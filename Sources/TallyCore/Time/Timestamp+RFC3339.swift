@@ -13,16 +13,46 @@ extension Timestamp {
         let seconds = secondsSinceEpoch
         let days = seconds >= 0 ? seconds / 86_400 : (seconds - 86_399) / 86_400
         let secondOfDay = seconds - days * 86_400
-        CivilDate(daysSinceEpoch: days).appendISO(to: &bytes)
-        bytes.append(UInt8(ascii: "T"))
-        appendDigits(secondOfDay / 3600, count: 2, to: &bytes)
-        bytes.append(UInt8(ascii: ":"))
-        appendDigits(secondOfDay / 60 % 60, count: 2, to: &bytes)
-        bytes.append(UInt8(ascii: ":"))
-        appendDigits(secondOfDay % 60, count: 2, to: &bytes)
-        bytes.append(UInt8(ascii: "."))
-        appendDigits(nanosecondOfSecond / 1000, count: 6, to: &bytes)
-        bytes.append(UInt8(ascii: "Z"))
+        let date = CivilDate(daysSinceEpoch: days)
+        guard (0...9999).contains(date.year) else {
+            // Outside four-digit years: the general (rare) path.
+            date.appendISO(to: &bytes)
+            bytes.append(UInt8(ascii: "T"))
+            appendDigits(secondOfDay / 3600, count: 2, to: &bytes)
+            bytes.append(UInt8(ascii: ":"))
+            appendDigits(secondOfDay / 60 % 60, count: 2, to: &bytes)
+            bytes.append(UInt8(ascii: ":"))
+            appendDigits(secondOfDay % 60, count: 2, to: &bytes)
+            bytes.append(UInt8(ascii: "."))
+            appendDigits(nanosecondOfSecond / 1000, count: 6, to: &bytes)
+            bytes.append(UInt8(ascii: "Z"))
+            return
+        }
+        // yyyy-mm-ddThh:mm:ss.ffffffZ: 27 bytes built on the stack, appended once.
+        withUnsafeTemporaryAllocation(of: UInt8.self, capacity: 27) { buffer in
+            func put(_ value: Int64, at offset: Int, digits: Int) {
+                var value = value
+                for position in stride(from: offset + digits - 1, through: offset, by: -1) {
+                    buffer[position] = UInt8(ascii: "0") + UInt8(truncatingIfNeeded: value % 10)
+                    value /= 10
+                }
+            }
+            put(date.year, at: 0, digits: 4)
+            buffer[4] = UInt8(ascii: "-")
+            put(date.month, at: 5, digits: 2)
+            buffer[7] = UInt8(ascii: "-")
+            put(date.day, at: 8, digits: 2)
+            buffer[10] = UInt8(ascii: "T")
+            put(secondOfDay / 3600, at: 11, digits: 2)
+            buffer[13] = UInt8(ascii: ":")
+            put(secondOfDay / 60 % 60, at: 14, digits: 2)
+            buffer[16] = UInt8(ascii: ":")
+            put(secondOfDay % 60, at: 17, digits: 2)
+            buffer[19] = UInt8(ascii: ".")
+            put(nanosecondOfSecond / 1000, at: 20, digits: 6)
+            buffer[26] = UInt8(ascii: "Z")
+            bytes.append(contentsOf: UnsafeBufferPointer(buffer))
+        }
     }
 
     /// The UTC calendar day this timestamp falls on.

@@ -17,9 +17,11 @@ public struct EventValidator: Sendable {
     }
 
     /// The verdict on `event`, with the normalized event.
-    public func validate(_ event: EventEnvelope) -> ValidationResult {
+    ///
+    /// Takes the event `consuming`: when the caller hands over its last copy, normalization edits it
+    /// in place instead of copying its storage.
+    public func validate(_ event: consuming EventEnvelope) -> ValidationResult {
         var violations: [EventViolation] = []
-        var event = event
         checkStructure(event, into: &violations)
         if let registry, violations.isEmpty || !violations.contains(where: { $0.code == .invalidName }) {
             checkAgainstRegistry(&event, registry: registry, into: &violations)
