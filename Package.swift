@@ -132,6 +132,13 @@ let package = Package(
             swiftSettings: strict
         ),
         .testTarget(
+            name: "TallyIngestTests",
+            dependencies: [
+                "TallyIngest", "TallyPipeline", "TallySchema", "TallyCore", "TallyFileStore", "TallyReports",
+            ],
+            swiftSettings: strict
+        ),
+        .testTarget(
             name: "TallyFileStoreTests",
             dependencies: ["TallyFileStore", "TallyPipeline", "TallyCore"],
             swiftSettings: strict

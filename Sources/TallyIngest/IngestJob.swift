@@ -103,7 +103,7 @@ public final class IngestJob {
         let name = source == "-" ? "<stdin>" : source
         var more = true
         while more {
-            let now = Timestamp.now()
+            let now = Timestamp.now().truncatedToMicroseconds
             do {
                 more = try reader.readChunk { line in try self.process(line, source: name, receivedAt: now) }
             } catch let error as IOError {

@@ -49,6 +49,12 @@ public struct Timestamp: Hashable, Comparable, Sendable {
         secondsSinceEpoch * 1000 + nanosecondOfSecond / 1_000_000
     }
 
+    /// The timestamp rounded down to whole microseconds: the precision tally stores (RFC 3339 with six
+    /// fractional digits, PostgreSQL's `timestamptz`), so a stamped event reads back equal.
+    public var truncatedToMicroseconds: Timestamp {
+        Timestamp(nanosecondsSinceEpoch: nanosecondsSinceEpoch - (nanosecondOfSecond % 1_000))
+    }
+
     /// The timestamp moved by a number of nanoseconds.
     public func advanced(byNanoseconds nanoseconds: Int64) -> Timestamp {
         Timestamp(nanosecondsSinceEpoch: nanosecondsSinceEpoch &+ nanoseconds)

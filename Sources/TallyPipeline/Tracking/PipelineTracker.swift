@@ -38,7 +38,7 @@ public struct PipelineTracker: TrackerContract, Sendable {
     /// Tracks an event: never blocks. If the queue is full under `dropOldest`, the oldest queued event
     /// makes room; after shutdown the event is refused. Both are counted in ``EventPipeline/statistics``.
     public func track(_ event: any TrackingEventContract) {
-        let now = Timestamp.now()
+        let now = Timestamp.now().truncatedToMicroseconds
         let (id, identity) = state.withLock { state in
             (state.generator.next(at: now), state.identity)
         }

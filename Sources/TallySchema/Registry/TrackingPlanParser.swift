@@ -152,8 +152,8 @@ public struct TrackingPlanParser: Sendable {
         var keys: [String: String] = [:]
         for (name, property) in schema.properties {
             let propertyPath = "\(path).properties.\(name)"
-            if name.isEmpty || name.utf8.count > 128 {
-                problems.append(SchemaError(.invalidName, file: file, path: propertyPath, message: "1 to 128 bytes"))
+            if name.isEmpty || name.utf8.count > 256 {
+                problems.append(SchemaError(.invalidName, file: file, path: propertyPath, message: "1 to 256 bytes"))
             }
             let key = NamingRules.collisionKey(name)
             if let other = keys[key] {

@@ -78,12 +78,12 @@ public struct EventValidator: Sendable {
         event.properties.forEach { key, value in
             let keyBytes = key.utf8.count
             estimatedBytes += keyBytes + 8
-            if keyBytes == 0 || keyBytes > limits.maxKeyLength {
+            if keyBytes > limits.maxKeyLength {
                 violations.append(
                     EventViolation(
                         .tooLarge,
                         path: "$.properties",
-                        message: "a key is empty or over \(limits.maxKeyLength) bytes"
+                        message: "a key is over \(limits.maxKeyLength) bytes"
                     )
                 )
             }

@@ -11,11 +11,11 @@ public struct ValidationLimits: Sendable, Hashable {
     /// The longest event name, in UTF-8 bytes.
     public var maxNameLength: Int
 
-    /// 32 KiB events, 64 properties, 128-byte keys and names, 4 KiB values.
+    /// 32 KiB events, 64 properties, 256-byte keys, 128-byte names, 4 KiB values.
     public init(
         maxEventBytes: Int = 32 * 1024,
         maxPropertyCount: Int = 64,
-        maxKeyLength: Int = 128,
+        maxKeyLength: Int = 256,
         maxValueLength: Int = 4 * 1024,
         maxNameLength: Int = 128
     ) {
