@@ -73,3 +73,13 @@ if selected("ingest") {
     print("  JSONDecoder  \(rounded(ingest.foundationMBps)) MB/s   (decode only, same file)")
     print("  ratio        \(rounded(ingest.tallyMBps / ingest.foundationMBps))×   target ≥ 4.4×")
 }
+
+if selected("memory") {
+    // `--rss-lines N` for the 10M-line figure (outside CI: ~3 GB of input).
+    let requested = arguments.firstIndex(of: "--rss-lines").flatMap { Int(arguments[arguments.index(after: $0)]) }
+    let memory = try MemoryBenchmark.run(lines: requested ?? (quick ? 100_000 : 1_000_000))
+    print("")
+    print("tally ingest of \(memory.lines) lines (\(rounded(memory.megabytes)) MB) into a fresh file store, end to end")
+    print("  peak RSS     \(rounded(memory.peakRSSMegabytes)) MB   target ≤ 64 MB   ratio \(rounded(memory.peakRSSMegabytes / 64)) of budget")
+    print("  throughput   \(rounded(memory.megabytes / memory.seconds)) MB/s incl. fsynced writes")
+}

@@ -97,7 +97,10 @@ struct IngestCommand: AsyncParsableCommand {
         let pipeline = EventPipeline(
             sinks: eventSinks,
             deadLetters: FileDeadLetterSink(directory: store.dataDir),
-            configuration: PipelineConfiguration(maxBatchSize: 2_000, queueCapacity: 10_000, overflowPolicy: .block),
+            // Bounded memory whatever the input: ~20k events in flight at most (queue, batcher, sink queues).
+            configuration: PipelineConfiguration(
+                maxBatchSize: 2_000, queueCapacity: 8_000, overflowPolicy: .block, sinkQueueDepth: 2
+            ),
             logger: logger
         )
         let display = !quiet && Terminal.stderrIsTerminal ? ProgressDisplay() : nil

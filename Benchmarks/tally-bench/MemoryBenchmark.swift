@@ -1,0 +1,55 @@
+import Foundation
+import TallyIngest
+
+/// Peak resident memory of a real `tally ingest` of a generated file into a fresh file store.
+enum MemoryBenchmark {
+    struct Result {
+        var lines: Int
+        var megabytes: Double
+        var peakRSSMegabytes: Double
+        var seconds: Double
+    }
+
+    static func run(lines: Int) throws -> Result {
+        let directory = NSTemporaryDirectory() + "tally-rss-\(getpid())"
+        try FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: true)
+        defer { try? FileManager.default.removeItem(atPath: directory) }
+        let input = directory + "/input.ndjson"
+        let output = open(input, O_WRONLY | O_CREAT | O_TRUNC, 0o644)
+        var buffer: [UInt8] = []
+        buffer.reserveCapacity(1 << 20)
+        SampleGenerator(events: lines, days: 30).generate { line in
+            buffer.append(contentsOf: line)
+            buffer.append(0x0A)
+            if buffer.count >= 1 << 20 {
+                _ = buffer.withUnsafeBytes { write(output, $0.baseAddress, $0.count) }
+                buffer.removeAll(keepingCapacity: true)
+            }
+        }
+        _ = buffer.withUnsafeBytes { write(output, $0.baseAddress, $0.count) }
+        close(output)
+        let size = (try FileManager.default.attributesOfItem(atPath: input)[.size] as? Int) ?? 0
+
+        let tally = URL(fileURLWithPath: CommandLine.arguments[0]).deletingLastPathComponent().appendingPathComponent("tally")
+        let process = Process()
+        process.executableURL = tally
+        process.arguments = ["ingest", input, "--data-dir", directory + "/data", "--quiet", "--report", "json"]
+        process.standardOutput = FileHandle.nullDevice
+        let started = Date()
+        try process.run()
+        process.waitUntilExit()
+        let seconds = Date().timeIntervalSince(started)
+        guard process.terminationStatus == 0 else { throw CocoaError(.executableLoad) }
+        var usage = rusage()
+        #if os(Linux)
+        getrusage(RUSAGE_CHILDREN.rawValue, &usage)
+        #else
+        getrusage(RUSAGE_CHILDREN, &usage)
+        #endif
+        return Result(
+            // ru_maxrss is in kilobytes on Linux (bytes on macOS).
+            lines: lines, megabytes: Double(size) / 1_000_000, peakRSSMegabytes: Double(usage.ru_maxrss) / 1024,
+            seconds: seconds
+        )
+    }
+}
