@@ -30,25 +30,28 @@ enum MemoryBenchmark {
         close(output)
         let size = (try FileManager.default.attributesOfItem(atPath: input)[.size] as? Int) ?? 0
 
-        let tally = URL(fileURLWithPath: CommandLine.arguments[0]).deletingLastPathComponent().appendingPathComponent("tally")
+        let tally = URL(fileURLWithPath: CommandLine.arguments[0]).deletingLastPathComponent().appendingPathComponent(
+            "tally"
+        )
         let process = Process()
         process.executableURL = tally
         process.arguments = ["ingest", input, "--data-dir", directory + "/data", "--quiet", "--report", "json"]
-        process.standardOutput = FileHandle.nullDevice
+        let pipe = Pipe()
+        process.standardOutput = pipe
         let started = Date()
         try process.run()
+        let report = pipe.fileHandleForReading.readDataToEndOfFile()
         process.waitUntilExit()
         let seconds = Date().timeIntervalSince(started)
         guard process.terminationStatus == 0 else { throw CocoaError(.executableLoad) }
-        var usage = rusage()
-        #if os(Linux)
-        getrusage(RUSAGE_CHILDREN.rawValue, &usage)
-        #else
-        getrusage(RUSAGE_CHILDREN, &usage)
-        #endif
+        // The child reports its own peak (VmHWM): rusage of children would count this process's
+        // memory, shared with the child between spawn and exec.
+        let object = try JSONSerialization.jsonObject(with: report) as? [String: Any]
+        let peak = object?["peak_rss_bytes"] as? Int ?? 0
         return Result(
-            // ru_maxrss is in kilobytes on Linux (bytes on macOS).
-            lines: lines, megabytes: Double(size) / 1_000_000, peakRSSMegabytes: Double(usage.ru_maxrss) / 1024,
+            lines: lines,
+            megabytes: Double(size) / 1_000_000,
+            peakRSSMegabytes: Double(peak) / 1_048_576,
             seconds: seconds
         )
     }

@@ -80,6 +80,8 @@ if selected("memory") {
     let memory = try MemoryBenchmark.run(lines: requested ?? (quick ? 100_000 : 1_000_000))
     print("")
     print("tally ingest of \(memory.lines) lines (\(rounded(memory.megabytes)) MB) into a fresh file store, end to end")
-    print("  peak RSS     \(rounded(memory.peakRSSMegabytes)) MB   target ≤ 64 MB   ratio \(rounded(memory.peakRSSMegabytes / 64)) of budget")
+    print(
+        "  peak RSS     \(rounded(memory.peakRSSMegabytes)) MB   target ≤ 64 MB   ratio \(rounded(memory.peakRSSMegabytes / 64)) of budget"
+    )
     print("  throughput   \(rounded(memory.megabytes / memory.seconds)) MB/s incl. fsynced writes")
 }

@@ -99,7 +99,10 @@ struct IngestCommand: AsyncParsableCommand {
             deadLetters: FileDeadLetterSink(directory: store.dataDir),
             // Bounded memory whatever the input: ~20k events in flight at most (queue, batcher, sink queues).
             configuration: PipelineConfiguration(
-                maxBatchSize: 2_000, queueCapacity: 8_000, overflowPolicy: .block, sinkQueueDepth: 2
+                maxBatchSize: 2_000,
+                queueCapacity: 8_000,
+                overflowPolicy: .block,
+                sinkQueueDepth: 2
             ),
             logger: logger
         )

@@ -70,6 +70,9 @@ enum IngestReportRenderer {
             JSONMember(key: "events_per_second", value: number(Int(report.eventsPerSecond))),
         ]
         if let file = report.rejectsFile { object.append(JSONMember(key: "rejects_file", value: .string(file))) }
+        if let peak = ProcessMemory.peakResidentBytes() {
+            object.append(JSONMember(key: "peak_rss_bytes", value: number(peak)))
+        }
         return JSONWriter.text(.object(object)) + "\n"
     }
 
