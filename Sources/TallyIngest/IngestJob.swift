@@ -168,7 +168,15 @@ public final class IngestJob {
             return
         }
         report.accepted += 1
-        pending.append(result.event)
+        var accepted = result.event
+        if accepted.feature == nil { accepted.feature = Self.feature(fromName: accepted.name) }
+        pending.append(accepted)
+    }
+
+    /// The feature of an event that names none and has no tracking plan: the first word of its
+    /// name (`episode_list_viewed` → `episode`), as screens are named after their feature.
+    public static func feature(fromName name: String) -> String {
+        String(name.prefix { $0 != "_" })
     }
 
     private func reject(_ source: String, _ line: Int, _ violation: EventViolation, raw: UnsafeBufferPointer<UInt8>?)
