@@ -79,6 +79,14 @@ let package = Package(
             path: "Examples/EpisodeDemo",
             swiftSettings: strict
         ),
+        // libpq (Debian's libpq-dev), and the one target that touches it.
+        .systemLibrary(name: "CLibPQ", pkgConfig: "libpq", providers: [.apt(["libpq-dev"])]),
+        .target(
+            name: "TallyPostgres",
+            dependencies: ["CLibPQ", "TallyCore", "TallyPipeline", .product(name: "Logging", package: "swift-log")],
+            swiftSettings: strict
+        ),
+
         // `tally ingest`: NDJSON files through validation into the pipeline.
         .target(
             name: "TallyIngest",
@@ -89,7 +97,7 @@ let package = Package(
         // `tally summary`: reports over the file store.
         .target(
             name: "TallyReports",
-            dependencies: ["TallyCore", "TallyFileStore"],
+            dependencies: ["TallyCore", "TallyFileStore", "TallyPostgres"],
             swiftSettings: strict
         ),
 
@@ -101,6 +109,7 @@ let package = Package(
                 "TallySchema",
                 "TallyIngest",
                 "TallyReports",
+                "TallyPostgres",
                 .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
                 "TallyPipeline",
                 "TallyFileStore",
@@ -147,6 +156,11 @@ let package = Package(
             name: "EpisodeFeatureTests",
             dependencies: ["EpisodeFeature", "Tracking", "TrackingMocks"],
             path: "Examples/EpisodeFeature/Tests/EpisodeFeatureTests"
+        ),
+        .testTarget(
+            name: "PostgresTests",
+            dependencies: ["TallyPostgres", "TallyCore", "TallyReports", "TallyIngest"],
+            swiftSettings: strict
         ),
         .testTarget(
             name: "ProcessTests",

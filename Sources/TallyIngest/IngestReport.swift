@@ -22,6 +22,25 @@ public struct IngestReport: Sendable {
     public var stored: [String: UInt64] = [:]
     /// Events that could not be stored after every retry (in the dead-letter store).
     public var notStored: UInt64 = 0
+    /// What PostgreSQL did with the events it was given.
+    public struct DatabaseOutcome: Sendable {
+        /// New rows in `tally.events`.
+        public var inserted: Int
+        /// Events already stored (same `event_id`): skipped.
+        public var duplicates: Int
+        /// Events the server refused, kept in `tally.failed_events`.
+        public var failed: Int
+
+        /// Creates an outcome.
+        public init(inserted: Int, duplicates: Int, failed: Int) {
+            self.inserted = inserted
+            self.duplicates = duplicates
+            self.failed = failed
+        }
+    }
+
+    /// Set when the postgres sink was used.
+    public var database: DatabaseOutcome?
     /// Whether the run stopped early (a signal, or too many rejects).
     public var interrupted = false
     /// Wall-clock seconds.

@@ -11,7 +11,9 @@ struct TallyCommand: AsyncParsableCommand {
             64 usage error (bad arguments); 74 an input or output failed.
             """,
         version: TallyVersion.current,
-        subcommands: [IngestCommand.self, SummaryCommand.self, SchemaCommand.self, GenerateCommand.self]
+        subcommands: [
+            IngestCommand.self, SummaryCommand.self, MigrateCommand.self, SchemaCommand.self, GenerateCommand.self,
+        ]
     )
 }
 

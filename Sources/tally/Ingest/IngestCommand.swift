@@ -6,12 +6,13 @@ import TallyCore
 import TallyFileStore
 import TallyIngest
 import TallyPipeline
+import TallyPostgres
 import TallySchema
 
 /// `tally ingest [FILE ...]`.
 struct IngestCommand: AsyncParsableCommand {
     enum Sink: String, ExpressibleByArgument, CaseIterable {
-        case file, stdout
+        case file, stdout, postgres
     }
 
     enum ReportFormat: String, ExpressibleByArgument, CaseIterable {
@@ -38,18 +39,24 @@ struct IngestCommand: AsyncParsableCommand {
               tally generate --events 1000000 | tally ingest --quiet
               tally ingest export-*.ndjson --max-rejects 0 --report json
               tally ingest events.ndjson --sink stdout --sink file
+              tally ingest events.ndjson --sink postgres --database-url postgresql://tally_writer@db/analytics
             """
     )
 
     @Argument(help: "NDJSON files; - or none for stdin.")
     var files: [String] = []
 
-    @Option(name: .long, help: "Where events go: file (the store under --data-dir) or stdout; repeatable.")
+    @Option(
+        name: .long,
+        help: "Where events go: file (the store under --data-dir), postgres (--database-url) or stdout; repeatable."
+    )
     var sink: [Sink] = []
 
     @OptionGroup var store: DataDirectoryOption
 
     @OptionGroup var registry: RegistryOption
+
+    @OptionGroup var database: DatabaseOption
 
     @Option(name: .long, help: "The rejects file (default: DATA_DIR/rejects/ingest-TIME.ndjson).")
     var rejects: String?
@@ -83,10 +90,15 @@ struct IngestCommand: AsyncParsableCommand {
         let logger = Logger(label: "tally.ingest")
         let sinks = self.sink.isEmpty ? [Sink.file] : Array(Set(self.sink)).sorted { $0.rawValue < $1.rawValue }
         var eventSinks: [any EventSink] = []
+        var postgresSink: PostgresSink?
         for sink in sinks {
             switch sink {
             case .file: eventSinks.append(FileSink(directory: store.dataDir, logger: logger))
             case .stdout: eventSinks.append(StdoutSink(format: .ndjson))
+            case .postgres:
+                let sink = PostgresSink(conninfo: database.conninfo, logger: logger)
+                postgresSink = sink
+                eventSinks.append(sink)
             }
         }
         let plans =
@@ -143,6 +155,13 @@ struct IngestCommand: AsyncParsableCommand {
         let statistics = pipeline.statistics
         result.stored = statistics.delivered
         result.notStored = statistics.deadLettered + statistics.lost
+        if let postgresSink {
+            result.database = IngestReport.DatabaseOutcome(
+                inserted: await postgresSink.inserted,
+                duplicates: await postgresSink.duplicates,
+                failed: await postgresSink.failed
+            )
+        }
         let text =
             report == .json
             ? IngestReportRenderer.json(result) : IngestReportRenderer.text(result, sinks: sinks.map(\.rawValue))

@@ -32,6 +32,12 @@ enum IngestReportRenderer {
                 report.megabytesPerSecond
             )
         )
+        if let database = report.database {
+            lines.append(
+                "  postgres: \(database.inserted) new, \(database.duplicates) duplicates skipped"
+                    + (database.failed > 0 ? ", \(database.failed) refused (in tally.failed_events)" : "")
+            )
+        }
         if report.interrupted { lines.append("  stopped early: run the same command again to finish (ids are stable)") }
         return lines.joined(separator: "\n") + "\n"
     }
@@ -70,6 +76,11 @@ enum IngestReportRenderer {
             JSONMember(key: "events_per_second", value: number(Int(report.eventsPerSecond))),
         ]
         if let file = report.rejectsFile { object.append(JSONMember(key: "rejects_file", value: .string(file))) }
+        if let database = report.database {
+            object.append(JSONMember(key: "postgres_inserted", value: number(database.inserted)))
+            object.append(JSONMember(key: "duplicates_skipped", value: number(database.duplicates)))
+            object.append(JSONMember(key: "postgres_failed", value: number(database.failed)))
+        }
         if let peak = ProcessMemory.peakResidentBytes() {
             object.append(JSONMember(key: "peak_rss_bytes", value: number(peak)))
         }

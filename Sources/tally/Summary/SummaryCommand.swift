@@ -1,16 +1,18 @@
 public import ArgumentParser
 import Foundation
 import TallyCore
+import TallyPostgres
 public import TallyReports
 
 /// `tally summary`.
-struct SummaryCommand: ParsableCommand {
+struct SummaryCommand: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "summary",
         abstract: "Summarize stored events by feature, event, day or hour.",
         discussion: """
             Per row: events (each counted once, however often it was stored), unique users (user_id, else \
-            anonymous_id), event types, first and last seen. Reads the file store under --data-dir.
+            anonymous_id), event types, first and last seen. Reads PostgreSQL when --database-url or DATABASE_URL is \
+            given (rollups, or the raw events with --exact), else the file store under --data-dir.
 
             Examples:
               tally summary                                  # by feature
@@ -43,6 +45,11 @@ struct SummaryCommand: ParsableCommand {
 
     @OptionGroup var store: DataDirectoryOption
 
+    @OptionGroup var database: DatabaseOption
+
+    @Flag(name: .long, help: "With PostgreSQL: count from the raw events instead of the rollups.")
+    var exact = false
+
     func validate() throws {
         for (flag, value) in [("--since", since), ("--until", until)] {
             if let value, SummaryQuery.parseTime(value) == nil {
@@ -53,7 +60,7 @@ struct SummaryCommand: ParsableCommand {
         }
     }
 
-    func run() throws {
+    func run() async throws {
         let now = Timestamp.now()
         let query = SummaryQuery(
             grouping: by,
@@ -62,6 +69,18 @@ struct SummaryCommand: ParsableCommand {
             since: since.flatMap { SummaryQuery.parseTime($0, now: now) },
             until: until.flatMap { SummaryQuery.parseTime($0, now: now) }
         )
+        if database.isGiven {
+            do {
+                let connection = try await PostgresConnection.connect(database.conninfo)
+                let summary = try await PostgresSummarizer(connection: connection).summarize(query, exact: exact)
+                await connection.close()
+                FileHandle.standardOutput.write(Data(format.render(summary, query: query).utf8))
+                return
+            } catch let error as PostgresError {
+                Terminal.error(error.message)
+                throw ExitCode(74)
+            }
+        }
         guard FileManager.default.fileExists(atPath: store.dataDir) else {
             Terminal.error("no file store at \(store.dataDir) (run `tally ingest` first, or pass --data-dir)")
             throw ExitCode(1)

@@ -1,0 +1,101 @@
+public import TallyCore
+
+/// Encodes envelopes as rows of PostgreSQL's COPY text format, in the column order of
+/// ``CopyRowEncoder/columns``: tab-separated, `\N` for NULL, backslash escapes for `\`, tab,
+/// newline and carriage return. JSON columns hold JSON text.
+public enum CopyRowEncoder {
+    /// The columns, in order.
+    public static let columns =
+        "event_id, occurred_at, name, feature, properties, sent_at, received_at, user_id, anonymous_id, session_id, context, schema_version, violations"
+
+    /// Appends one row with its newline.
+    public static func append(_ event: EventEnvelope, to bytes: inout [UInt8]) {
+        event.eventID.appendCanonical(to: &bytes)
+        tab(&bytes)
+        event.occurredAt.appendRFC3339(to: &bytes)
+        tab(&bytes)
+        text(event.name, &bytes)
+        tab(&bytes)
+        text(event.feature ?? "", &bytes)
+        tab(&bytes)
+        var json: [UInt8] = [UInt8(ascii: "{")]
+        var first = true
+        event.properties.forEachSorted { key, value in
+            if !first { json.append(UInt8(ascii: ",")) }
+            first = false
+            JSONWriter.appendString(key, to: &json)
+            json.append(UInt8(ascii: ":"))
+            JSONWriter.appendValue(value, to: &json)
+        }
+        json.append(UInt8(ascii: "}"))
+        escaped(json, &bytes)
+        tab(&bytes)
+        timestamp(event.sentAt, &bytes)
+        tab(&bytes)
+        timestamp(event.receivedAt, &bytes)
+        tab(&bytes)
+        optional(event.userID, &bytes)
+        tab(&bytes)
+        optional(event.anonymousID, &bytes)
+        tab(&bytes)
+        optional(event.sessionID, &bytes)
+        tab(&bytes)
+        if let context = event.context, !context.isEmpty {
+            var line: [UInt8] = []
+            // The NDJSON encoder writes the context object; take it from a minimal envelope.
+            EventEnvelope(eventID: event.eventID, name: "", occurredAt: event.occurredAt, context: context)
+                .appendNDJSON(to: &line)
+            if let start = line.firstRange(of: Array(#""context":"#.utf8))?.upperBound,
+                let end = line.lastIndex(of: UInt8(ascii: "}"))
+            {
+                escaped(Array(line[start..<end]), &bytes)
+            } else {
+                null(&bytes)
+            }
+        } else {
+            null(&bytes)
+        }
+        tab(&bytes)
+        optional(event.schemaVersion, &bytes)
+        tab(&bytes)
+        if let violations = event.violations {
+            var json: [UInt8] = [UInt8(ascii: "[")]
+            for (index, violation) in violations.enumerated() {
+                if index > 0 { json.append(UInt8(ascii: ",")) }
+                JSONWriter.appendString(violation, to: &json)
+            }
+            json.append(UInt8(ascii: "]"))
+            escaped(json, &bytes)
+        } else {
+            null(&bytes)
+        }
+        bytes.append(UInt8(ascii: "\n"))
+    }
+
+    @inline(__always) private static func tab(_ bytes: inout [UInt8]) { bytes.append(0x09) }
+    @inline(__always) private static func null(_ bytes: inout [UInt8]) { bytes.append(contentsOf: [0x5C, 0x4E]) }
+
+    private static func timestamp(_ value: Timestamp?, _ bytes: inout [UInt8]) {
+        if let value { value.appendRFC3339(to: &bytes) } else { null(&bytes) }
+    }
+
+    private static func optional(_ value: String?, _ bytes: inout [UInt8]) {
+        if let value { text(value, &bytes) } else { null(&bytes) }
+    }
+
+    private static func text(_ value: String, _ bytes: inout [UInt8]) {
+        escaped(Array(value.utf8), &bytes)
+    }
+
+    private static func escaped(_ value: [UInt8], _ bytes: inout [UInt8]) {
+        for byte in value {
+            switch byte {
+            case 0x5C: bytes.append(contentsOf: [0x5C, 0x5C])
+            case 0x09: bytes.append(contentsOf: [0x5C, UInt8(ascii: "t")])
+            case 0x0A: bytes.append(contentsOf: [0x5C, UInt8(ascii: "n")])
+            case 0x0D: bytes.append(contentsOf: [0x5C, UInt8(ascii: "r")])
+            default: bytes.append(byte)
+            }
+        }
+    }
+}

@@ -1,0 +1,185 @@
+import CLibPQ
+import Dispatch
+import Foundation
+
+/// One connection to PostgreSQL through libpq: the only type in tally that touches libpq.
+///
+/// libpq calls block, so each connection runs them on its own serial dispatch queue (a dedicated
+/// thread while busy), never on Swift's cooperative pool; callers `await` the results. Queries
+/// take parameters only (`$1`, `$2`): values are never spliced into SQL text.
+public final class PostgresConnection: @unchecked Sendable {
+    // @unchecked: `connection` is only used on `queue`.
+    private let queue: DispatchQueue
+    private var connection: OpaquePointer?
+    private let secret: String?
+
+    /// Connects with a URL (`postgresql://user:password@host:5432/db?sslmode=require`) or a libpq
+    /// conninfo string; nil uses libpq's own `PG*` environment variables.
+    public static func connect(_ conninfo: String?) async throws -> PostgresConnection {
+        let connection = PostgresConnection(secret: Self.password(in: conninfo))
+        try await connection.run { connection in
+            let handle = PQconnectdb(conninfo ?? "")
+            guard let handle, PQstatus(handle) == CONNECTION_OK else {
+                let message = handle.map { String(cString: PQerrorMessage($0)) } ?? "out of memory"
+                if let handle { PQfinish(handle) }
+                throw PostgresError(
+                    .connection,
+                    message: message.trimmingCharacters(in: .whitespacesAndNewlines),
+                    secret: connection.secret
+                )
+            }
+            connection.connection = handle
+        }
+        return connection
+    }
+
+    private init(secret: String?) {
+        self.secret = secret
+        queue = DispatchQueue(label: "tally.postgres.connection")
+    }
+
+    deinit {
+        if let connection { PQfinish(connection) }
+    }
+
+    /// Closes the connection.
+    public func close() async {
+        try? await run { connection in
+            if let handle = connection.connection { PQfinish(handle) }
+            connection.connection = nil
+        }
+    }
+
+    /// Rows of text values (nil for NULL).
+    public typealias Rows = [[String?]]
+
+    /// Runs one statement with parameters (text format) and returns its rows.
+    @discardableResult
+    public func query(_ sql: String, _ parameters: [String?] = []) async throws -> Rows {
+        try await run { connection in try connection.execute(sql, parameters) }
+    }
+
+    /// Runs several statements without parameters (migrations, BEGIN/COMMIT).
+    public func execute(_ sql: String) async throws {
+        try await run { connection in _ = try connection.execute(sql, nil) }
+    }
+
+    /// `COPY … FROM STDIN` with `data` as the rows (in the COPY's format); returns the rows copied.
+    @discardableResult
+    public func copyIn(_ sql: String, data: [UInt8]) async throws -> Int {
+        try await run { connection in try connection.copy(sql, data) }
+    }
+
+    /// Runs `body` on this connection's queue.
+    private func run<Result: Sendable>(_ body: @escaping @Sendable (PostgresConnection) throws -> Result) async throws
+        -> Result
+    {
+        try await withCheckedThrowingContinuation { continuation in
+            queue.async {
+                do {
+                    continuation.resume(returning: try body(self))
+                } catch {
+                    continuation.resume(throwing: error)
+                }
+            }
+        }
+    }
+
+    // MARK: On the queue
+
+    private func handle() throws -> OpaquePointer {
+        guard let connection, PQstatus(connection) == CONNECTION_OK else {
+            throw PostgresError(.connection, message: "not connected", secret: secret)
+        }
+        return connection
+    }
+
+    private func execute(_ sql: String, _ parameters: [String?]?) throws -> Rows {
+        let connection = try handle()
+        let result: OpaquePointer?
+        if let parameters {
+            var cStrings: [UnsafeMutablePointer<CChar>?] = parameters.map { $0.map { strdup($0) } ?? nil }
+            defer { for pointer in cStrings { free(pointer) } }
+            result = cStrings.withUnsafeMutableBufferPointer { buffer in
+                buffer.withMemoryRebound(to: UnsafePointer<CChar>?.self) { values in
+                    PQexecParams(connection, sql, Int32(parameters.count), nil, values.baseAddress, nil, nil, 0)
+                }
+            }
+        } else {
+            result = PQexec(connection, sql)
+        }
+        defer { PQclear(result) }
+        try check(result, connection)
+        return rows(result)
+    }
+
+    private func copy(_ sql: String, _ data: [UInt8]) throws -> Int {
+        let connection = try handle()
+        let start = PQexec(connection, sql)
+        guard PQresultStatus(start) == PGRES_COPY_IN else {
+            defer { PQclear(start) }
+            try check(start, connection)
+            throw PostgresError(.copy, message: "COPY did not start", secret: secret)
+        }
+        PQclear(start)
+        let sent = data.withUnsafeBufferPointer { buffer -> Int32 in
+            buffer.baseAddress!.withMemoryRebound(to: CChar.self, capacity: buffer.count) { pointer in
+                PQputCopyData(connection, pointer, Int32(buffer.count))
+            }
+        }
+        let ended = PQputCopyEnd(connection, sent == 1 ? nil : "client failed to send the data")
+        guard sent == 1, ended == 1 else {
+            throw PostgresError(.copy, message: String(cString: PQerrorMessage(connection)), secret: secret)
+        }
+        var copied = 0
+        while let result = PQgetResult(connection) {
+            defer { PQclear(result) }
+            try check(result, connection)
+            copied += Int(String(cString: PQcmdTuples(result))) ?? 0
+        }
+        return copied
+    }
+
+    private func check(_ result: OpaquePointer?, _ connection: OpaquePointer) throws {
+        let status = result.map(PQresultStatus) ?? PGRES_FATAL_ERROR
+        guard status != PGRES_COMMAND_OK, status != PGRES_TUPLES_OK, status != PGRES_EMPTY_QUERY else { return }
+        let message = String(cString: PQerrorMessage(connection)).trimmingCharacters(in: .whitespacesAndNewlines)
+        let sqlState = result.flatMap { PQresultErrorField($0, Int32(UInt8(ascii: "C"))) }.map { String(cString: $0) }
+        let code: PostgresError.Code = PQstatus(connection) == CONNECTION_OK ? .server : .connection
+        throw PostgresError(code, sqlState: sqlState, message: message, secret: secret)
+    }
+
+    private func rows(_ result: OpaquePointer?) -> Rows {
+        guard let result, PQresultStatus(result) == PGRES_TUPLES_OK else { return [] }
+        let rowCount = PQntuples(result)
+        let columnCount = PQnfields(result)
+        var rows: Rows = []
+        rows.reserveCapacity(Int(rowCount))
+        for row in 0..<rowCount {
+            var values: [String?] = []
+            values.reserveCapacity(Int(columnCount))
+            for column in 0..<columnCount {
+                values.append(
+                    PQgetisnull(result, row, column) == 1 ? nil : String(cString: PQgetvalue(result, row, column))
+                )
+            }
+            rows.append(values)
+        }
+        return rows
+    }
+
+    /// The password in a URL or conninfo, to scrub from messages.
+    static func password(in conninfo: String?) -> String? {
+        guard let conninfo else { return ProcessInfo.processInfo.environment["PGPASSWORD"] }
+        if let url = URLComponents(string: conninfo), url.scheme?.hasPrefix("postgres") == true {
+            return url.password ?? url.percentEncodedPassword
+        }
+        if let range = conninfo.range(of: #"password\s*=\s*('[^']*'|\S+)"#, options: .regularExpression) {
+            let field = conninfo[range]
+            return field.split(separator: "=", maxSplits: 1).last.map {
+                $0.trimmingCharacters(in: CharacterSet(charactersIn: "' "))
+            }
+        }
+        return nil
+    }
+}

@@ -1,0 +1,141 @@
+public import Logging
+public import TallyCore
+public import TallyPipeline
+
+/// Loads batches into PostgreSQL: COPY into a temporary staging table, then, in the same
+/// transaction, `INSERT … ON CONFLICT DO NOTHING` into `tally.events` and rollup upkeep from the
+/// rows actually inserted, so counts stay exact under retries and re-runs.
+///
+/// A batch the server refuses for a data reason (SQLSTATE class 22/23, e.g. a NUL byte) is split
+/// in halves until the offending events are alone; those go to `tally.failed_events` and the rest
+/// load. A lost connection is reopened on the next write; the pipeline retries the batch.
+public actor PostgresSink: EventSink {
+    public nonisolated let name = "postgres"
+    private let conninfo: String?
+    private let logger: Logger
+    private var connection: PostgresConnection?
+    /// Rows inserted into `tally.events`.
+    public private(set) var inserted = 0
+    /// Rows skipped because their `event_id` was already stored.
+    public private(set) var duplicates = 0
+    /// Events refused by the server and kept in `tally.failed_events`.
+    public private(set) var failed = 0
+
+    /// A sink for the database at `conninfo` (URL or conninfo; nil: libpq's `PG*` variables).
+    public init(conninfo: String?, logger: Logger = Logger(label: "tally.postgres")) {
+        self.conninfo = conninfo
+        self.logger = logger
+    }
+
+    public func write(_ batch: [EventEnvelope]) async throws {
+        let connection = try await connected()
+        do {
+            try await load(batch, on: connection)
+        } catch let error as PostgresError where error.isConnectionProblem {
+            self.connection = nil
+            throw error
+        }
+    }
+
+    public func shutdown() async throws {
+        await connection?.close()
+        connection = nil
+    }
+
+    private func connected() async throws -> PostgresConnection {
+        if let connection { return connection }
+        let connection = try await PostgresConnection.connect(conninfo)
+        try await connection.execute(
+            """
+            SET synchronous_commit = on;
+            CREATE TEMP TABLE IF NOT EXISTS tally_staging (LIKE tally.events) ON COMMIT DELETE ROWS;
+            """
+        )
+        self.connection = connection
+        return connection
+    }
+
+    /// Loads `batch`, splitting it when the server refuses some of its data.
+    private func load(_ batch: [EventEnvelope], on connection: PostgresConnection) async throws {
+        guard !batch.isEmpty else { return }
+        do {
+            let count = try await loadOnce(batch, on: connection)
+            inserted += count
+            duplicates += batch.count - count
+        } catch let error as PostgresError where error.isDataProblem {
+            if batch.count == 1 {
+                try await storeFailed(batch[0], error: error, on: connection)
+                return
+            }
+            let middle = batch.count / 2
+            try await load(Array(batch[..<middle]), on: connection)
+            try await load(Array(batch[middle...]), on: connection)
+        }
+    }
+
+    /// One transaction: stage, insert new rows, update rollups from exactly those rows.
+    private func loadOnce(_ batch: [EventEnvelope], on connection: PostgresConnection) async throws -> Int {
+        var rows: [UInt8] = []
+        rows.reserveCapacity(batch.count * 400)
+        var first = batch[0].occurredAt
+        var last = first
+        for event in batch {
+            CopyRowEncoder.append(event, to: &rows)
+            if event.occurredAt < first { first = event.occurredAt }
+            if last < event.occurredAt { last = event.occurredAt }
+        }
+        try await connection.execute("BEGIN")
+        do {
+            try await connection.copyIn("COPY tally_staging (\(CopyRowEncoder.columns)) FROM STDIN", data: rows)
+            try await connection.query(
+                "SELECT tally.ensure_partitions($1::date, $2::date)",
+                [first.utcDate.isoString, last.utcDate.isoString]
+            )
+            let result = try await connection.query(Self.insertStatement)
+            try await connection.execute("COMMIT")
+            return result.first?.first.flatMap { $0 }.flatMap { Int($0) } ?? 0
+        } catch {
+            try? await connection.execute("ROLLBACK")
+            throw error
+        }
+    }
+
+    static let insertStatement = """
+        WITH inserted AS (
+            INSERT INTO tally.events (\(CopyRowEncoder.columns))
+            SELECT DISTINCT ON (event_id, occurred_at) \(CopyRowEncoder.columns) FROM tally_staging
+            ON CONFLICT DO NOTHING
+            RETURNING occurred_at, feature, name, coalesce(user_id, anonymous_id) AS actor
+        ), rollup AS (
+            INSERT INTO tally.rollup_hourly AS r (hour, feature, name, events, first_seen, last_seen)
+            SELECT date_trunc('hour', occurred_at, 'UTC'), feature, name, count(*), min(occurred_at), max(occurred_at)
+            FROM inserted GROUP BY 1, 2, 3
+            ON CONFLICT (hour, feature, name) DO UPDATE SET events = r.events + excluded.events,
+                first_seen = least(r.first_seen, excluded.first_seen), last_seen = greatest(r.last_seen, excluded.last_seen)
+            RETURNING 1
+        ), actors AS (
+            INSERT INTO tally.daily_actors (day, feature, actor)
+            SELECT DISTINCT (occurred_at AT TIME ZONE 'UTC')::date, feature, actor FROM inserted WHERE actor IS NOT NULL
+            ON CONFLICT DO NOTHING
+            RETURNING 1
+        )
+        SELECT (SELECT count(*) FROM inserted), (SELECT count(*) FROM rollup), (SELECT count(*) FROM actors)
+        """
+
+    private func storeFailed(_ event: EventEnvelope, error: PostgresError, on connection: PostgresConnection)
+        async throws
+    {
+        failed += 1
+        logger.warning(
+            "event refused by PostgreSQL, kept in tally.failed_events",
+            metadata: ["tally.event_id": "\(event.eventID)", "tally.sqlstate": "\(error.sqlState ?? "")"]
+        )
+        try await connection.query(
+            "INSERT INTO tally.failed_events (event_id, reason, detail, event) VALUES ($1::uuid, $2, $3, $4)",
+            [
+                event.eventID.description, "postgres_" + (error.sqlState ?? "error"), error.message,
+                String(decoding: event.ndjsonLine.dropLast(), as: UTF8.self),
+            ]
+        )
+    }
+}

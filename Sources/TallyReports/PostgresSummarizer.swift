@@ -1,0 +1,121 @@
+import TallyCore
+public import TallyPostgres
+
+/// Summaries from PostgreSQL, with the same rows as ``FileStoreSummarizer``.
+///
+/// By default events, event types and first/last seen come from `tally.rollup_hourly`, and unique
+/// users from `tally.daily_actors` (exact per-day distinct sets): both far smaller than the events.
+/// Groupings or filters the rollups cannot answer exactly (`--by event|hour`, `--event`,
+/// `--since`/`--until` not at a UTC midnight), and `exact: true`, read `tally.events` instead.
+public struct PostgresSummarizer: Sendable {
+    private let connection: PostgresConnection
+
+    /// A summarizer on `connection`.
+    public init(connection: PostgresConnection) {
+        self.connection = connection
+    }
+
+    /// Runs `query`.
+    public func summarize(_ query: SummaryQuery, exact: Bool = false) async throws -> Summary {
+        // Users are per-day sets: the rollups answer exactly only for whole days.
+        let dayAligned = [query.since, query.until].allSatisfy {
+            $0.map { $0.nanosecondsSinceEpoch % 86_400_000_000_000 == 0 } ?? true
+        }
+        let useRollups =
+            !exact && dayAligned && query.event == nil && (query.grouping == .feature || query.grouping == .day)
+        try await connection.execute("SET TimeZone = 'UTC'")
+        let rows = try await (useRollups ? fromRollups(query) : fromEvents(query))
+        return Summary(
+            rows: rows,
+            eventsRead: rows.reduce(0) { $0 + $1.events },
+            duplicates: 0,
+            unreadableLines: 0,
+            tornLines: 0
+        )
+    }
+
+    private func parameters(_ query: SummaryQuery) -> [String?] {
+        [query.since?.rfc3339, query.until?.rfc3339, query.feature, query.event]
+    }
+
+    private func userParameters(_ query: SummaryQuery) -> [String?] {
+        [query.since?.rfc3339, query.until?.rfc3339, query.feature]
+    }
+
+    private func fromRollups(_ query: SummaryQuery) async throws -> [SummaryRow] {
+        let key = query.grouping == .feature ? "feature" : "to_char(hour AT TIME ZONE 'UTC', 'YYYY-MM-DD')"
+        let dayKey = query.grouping == .feature ? "feature" : "to_char(day, 'YYYY-MM-DD')"
+        let filter = """
+            ($1::timestamptz IS NULL OR hour >= $1::timestamptz) AND ($2::timestamptz IS NULL OR hour < $2::timestamptz)
+            AND ($3::text IS NULL OR feature = $3) AND ($4::text IS NULL OR name = $4)
+            """
+        let counts = try await connection.query(
+            """
+            SELECT \(key) AS key, sum(events), count(DISTINCT name), min(first_seen), max(last_seen)
+            FROM tally.rollup_hourly WHERE \(filter) GROUP BY 1 ORDER BY 1
+            """,
+            parameters(query)
+        )
+        let users = try await connection.query(
+            """
+            SELECT \(dayKey) AS key, count(DISTINCT actor) FROM tally.daily_actors
+            WHERE ($1::timestamptz IS NULL OR day >= ($1::timestamptz AT TIME ZONE 'UTC')::date)
+              AND ($2::timestamptz IS NULL OR day < ($2::timestamptz AT TIME ZONE 'UTC')::date)
+              AND ($3::text IS NULL OR feature = $3)
+            GROUP BY 1
+            """,
+            userParameters(query)
+        )
+        let usersByKey = Dictionary(users.compactMap { row in row[0].map { ($0, Int(row[1] ?? "0") ?? 0) } }) {
+            first,
+            _ in first
+        }
+        return counts.compactMap { row in Self.row(row, users: row[0].flatMap { usersByKey[$0] } ?? 0) }
+    }
+
+    private func fromEvents(_ query: SummaryQuery) async throws -> [SummaryRow] {
+        let key: String
+        switch query.grouping {
+        case .feature: key = "feature"
+        case .event: key = "name"
+        case .day: key = "to_char(occurred_at AT TIME ZONE 'UTC', 'YYYY-MM-DD')"
+        case .hour:
+            key = "to_char(date_trunc('hour', occurred_at, 'UTC') AT TIME ZONE 'UTC', 'YYYY-MM-DD\"T\"HH24:00\"Z\"')"
+        }
+        let rows = try await connection.query(
+            """
+            SELECT \(key) AS key, count(*), count(DISTINCT name), min(occurred_at), max(occurred_at),
+                   count(DISTINCT coalesce(user_id, anonymous_id))
+            FROM tally.events
+            WHERE ($1::timestamptz IS NULL OR occurred_at >= $1::timestamptz)
+              AND ($2::timestamptz IS NULL OR occurred_at < $2::timestamptz)
+              AND ($3::text IS NULL OR feature = $3) AND ($4::text IS NULL OR name = $4)
+            GROUP BY 1 ORDER BY 1
+            """,
+            parameters(query)
+        )
+        return rows.compactMap { row in Self.row(Array(row.prefix(5)), users: Int(row[5] ?? "0") ?? 0) }
+    }
+
+    private static func row(_ row: [String?], users: Int) -> SummaryRow? {
+        guard row.count >= 5, let key = row[0], let events = row[1].flatMap({ Int($0) }),
+            let types = row[2].flatMap({ Int($0) }), let first = row[3].flatMap(parseTimestamp),
+            let last = row[4].flatMap(parseTimestamp)
+        else { return nil }
+        return SummaryRow(
+            key: key,
+            events: events,
+            uniqueUsers: users,
+            eventTypes: types,
+            firstSeen: first,
+            lastSeen: last
+        )
+    }
+
+    /// PostgreSQL's text form of timestamptz (`2026-11-22 10:15:00.123456+00`), session TimeZone UTC.
+    static func parseTimestamp(_ text: String) -> Timestamp? {
+        var normalized = text.replacingOccurrences(of: " ", with: "T")
+        if normalized.hasSuffix("+00") { normalized = String(normalized.dropLast(3)) + "Z" }
+        return Timestamp(rfc3339: normalized)
+    }
+}

@@ -1,0 +1,42 @@
+import ArgumentParser
+import TallyPostgres
+
+/// `tally migrate`.
+struct MigrateCommand: AsyncParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "migrate",
+        abstract: "Create or update tally's tables in PostgreSQL.",
+        discussion: """
+            Applies the numbered files of the migrations directory (sql/) that are not applied yet, each in a \
+            transaction, recording version and checksum in tally.schema_migrations. Refuses to continue if an \
+            applied file was edited. Safe to run again and from several hosts at once.
+
+            Examples:
+              tally migrate --database-url postgresql://tally_owner@db.internal/analytics
+              DATABASE_URL=postgresql:///analytics tally migrate
+            """
+    )
+
+    @OptionGroup var database: DatabaseOption
+
+    @Option(name: .long, help: "The migrations directory (default: $TALLY_SQL_DIR, else ./sql).")
+    var migrations: String = Migrator.defaultDirectory
+
+    func run() async throws {
+        do {
+            let connection = try await PostgresConnection.connect(database.conninfo)
+            let outcome = try await Migrator(directory: migrations).migrate(connection)
+            await connection.close()
+            if outcome.applied.isEmpty {
+                Terminal.print("up to date: \(outcome.alreadyApplied.count) migration(s) already applied")
+            } else {
+                Terminal.print(
+                    "applied \(outcome.applied.joined(separator: ", ")); \(outcome.alreadyApplied.count) already applied"
+                )
+            }
+        } catch let error as PostgresError {
+            Terminal.error(error.message)
+            throw ExitCode(error.code == .migration ? 1 : 74)
+        }
+    }
+}

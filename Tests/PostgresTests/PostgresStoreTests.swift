@@ -1,0 +1,193 @@
+import Foundation
+import TallyCore
+import TallyPostgres
+import Testing
+
+/// The PostgreSQL store against a real server: migrations, exact loads, rollups, summaries,
+/// hostile data and secrets.
+@Suite("PostgreSQL store", .serialized)
+struct PostgresStoreTests {
+    static func count(_ connection: PostgresConnection, _ sql: String) async throws -> [String: Int] {
+        let rows = try await connection.query(sql)
+        return Dictionary(rows.map { ($0[0] ?? "", Int($0[1] ?? "0") ?? 0) }) { first, _ in first }
+    }
+
+    @Test("sample ingest: count(*) == accepted, a re-run changes nothing, rollups and summary match GROUP BY")
+    func sampleIngestIsExact() async throws {
+        guard let database = try await TestDatabase.create() else { return }
+        defer { Task { await database.drop() } }
+        let migrate = try TestDatabase.tally(["migrate", "--database-url", database.url])
+        #expect(migrate.status == 0, "\(migrate.stderr)")
+        let data = NSTemporaryDirectory() + "tally-pg-" + UUID().uuidString
+        defer { try? FileManager.default.removeItem(atPath: data) }
+        let arguments = [
+            "ingest", "Examples/sample/events.ndjson", "--registry", "Examples/registry", "--sink", "postgres",
+            "--database-url", database.url, "--data-dir", data, "--report", "json", "--quiet",
+        ]
+        let first = try TestDatabase.tally(arguments)
+        #expect(first.status == 0, "\(first.stderr)")
+        let report = try JSONSerialization.jsonObject(with: Data(first.stdout.utf8)) as! [String: Any]
+        let accepted = report["accepted"] as! Int
+
+        let connection = try await PostgresConnection.connect(database.url)
+        let total = try await connection.query("SELECT count(*) FROM tally.events")
+        #expect(Int(total[0][0] ?? "") == accepted)
+
+        let second = try TestDatabase.tally(arguments)
+        #expect(second.status == 0)
+        let again = try JSONSerialization.jsonObject(with: Data(second.stdout.utf8)) as! [String: Any]
+        #expect(again["postgres_inserted"] as? Int == 0)
+        #expect(again["duplicates_skipped"] as? Int == accepted)
+        #expect(Int(try await connection.query("SELECT count(*) FROM tally.events")[0][0] ?? "") == accepted)
+
+        let byFeature = try await Self.count(connection, "SELECT feature, count(*) FROM tally.events GROUP BY 1")
+        let rollups = try await Self.count(
+            connection,
+            "SELECT feature, sum(events) FROM tally.rollup_hourly GROUP BY 1"
+        )
+        #expect(byFeature == rollups)
+        let users = try await Self.count(
+            connection,
+            "SELECT feature, count(DISTINCT coalesce(user_id, anonymous_id)) FROM tally.events GROUP BY 1"
+        )
+        for exact in [false, true] {
+            let summary = try TestDatabase.tally(
+                ["summary", "--by", "feature", "--format", "json", "--database-url", database.url]
+                    + (exact ? ["--exact"] : [])
+            )
+            #expect(summary.status == 0, "\(summary.stderr)")
+            let rows =
+                (try JSONSerialization.jsonObject(with: Data(summary.stdout.utf8)) as! [String: Any])["rows"]
+                as! [[String: Any]]
+            #expect(
+                Dictionary(uniqueKeysWithValues: rows.map { ($0["feature"] as! String, $0["events"] as! Int) })
+                    == byFeature
+            )
+            #expect(
+                Dictionary(uniqueKeysWithValues: rows.map { ($0["feature"] as! String, $0["unique_users"] as! Int) })
+                    == users
+            )
+        }
+        // The same summary as the file store's.
+        let fileIngest = try TestDatabase.tally([
+            "ingest", "Examples/sample/events.ndjson", "--registry", "Examples/registry", "--data-dir", data, "--quiet",
+        ])
+        #expect(fileIngest.status == 0)
+        let fromFiles = try TestDatabase.tally(["summary", "--by", "feature", "--format", "csv", "--data-dir", data])
+        let fromDatabase = try TestDatabase.tally([
+            "summary", "--by", "feature", "--format", "csv", "--database-url", database.url,
+        ])
+        #expect(fromFiles.stdout == fromDatabase.stdout)
+        await connection.close()
+    }
+
+    @Test(
+        "hostile identifiers round-trip byte-exact; a NUL byte lands in failed_events, its batch loads; no other table changes"
+    )
+    func hostileData() async throws {
+        guard let database = try await TestDatabase.create() else { return }
+        defer { Task { await database.drop() } }
+        guard
+            let root = ProcessInfo.processInfo.environment["TALLY_CONFORMANCE_DIR"]
+                ?? Optional(TestDatabase.repository + "/../shared/external-data"),
+            let rows = try? String(
+                contentsOfFile: root + "/jitsu-bulker-ndjson/sql/identifiers.ndjson",
+                encoding: .utf8
+            )
+        else { return }
+        #expect(try TestDatabase.tally(["migrate", "--database-url", database.url]).status == 0)
+        let connection = try await PostgresConnection.connect(database.url)
+        try await connection.execute("CREATE TABLE public.bystander (id int); INSERT INTO public.bystander VALUES (1)")
+        let tablesBefore = try await connection.query(
+            "SELECT count(*) FROM pg_tables WHERE schemaname NOT IN ('pg_catalog','information_schema')"
+        )
+
+        let input = NSTemporaryDirectory() + "tally-hostile-\(UUID().uuidString).ndjson"
+        defer { try? FileManager.default.removeItem(atPath: input) }
+        var lines = rows.split(separator: "\n").map {
+            #"{"name":"jitsu_row_loaded","feature":"jitsu","occurred_at":"2026-11-22T10:00:00Z","properties":"# + $0
+                + "}"
+        }
+        lines.append(
+            #"{"name":"jitsu_row_loaded","feature":"jitsu","occurred_at":"2026-11-22T10:00:01Z","properties":{"nul":"a\u0000b"}}"#
+        )
+        try lines.joined(separator: "\n").write(toFile: input, atomically: true, encoding: .utf8)
+        let result = try TestDatabase.tally([
+            "ingest", input, "--sink", "postgres", "--database-url", database.url, "--report", "json", "--quiet",
+            "--data-dir", NSTemporaryDirectory() + "tally-h",
+        ])
+        #expect(result.status == 0, "\(result.stderr)")
+
+        let stored = try await connection.query(
+            "SELECT properties::text FROM tally.events WHERE occurred_at = '2026-11-22T10:00:00Z'"
+        )
+        #expect(stored.count == rows.split(separator: "\n").count)
+        let original = try JSONParser.parse(String(rows.split(separator: "\n")[0]))
+        let roundTripped = try JSONParser.parse(stored[0][0] ?? "")
+        let originalMembers = Dictionary(original.objectMembers!.map { ($0.key, $0.value) }) { first, _ in first }
+        let storedMembers = Dictionary(roundTripped.objectMembers!.map { ($0.key, $0.value) }) { first, _ in first }
+        #expect(Set(originalMembers.keys) == Set(storedMembers.keys))
+        for (key, value) in originalMembers {
+            // Byte-exact keys and string values; numbers by value (jsonb normalizes their text).
+            if case .string(let text) = value { #expect(storedMembers[key] == .string(text), "\(key)") }
+        }
+        let failed = try await connection.query("SELECT reason FROM tally.failed_events")
+        #expect(failed.map { $0[0] ?? "" } == ["postgres_22P05"])
+        let tablesAfter = try await connection.query(
+            "SELECT count(*) FROM pg_tables WHERE schemaname NOT IN ('pg_catalog','information_schema')"
+        )
+        let bystander = try await connection.query("SELECT count(*) FROM public.bystander")
+        #expect(bystander[0][0] == "1")
+        // Only tally's own partitions appear.
+        let newTables = try await connection.query("SELECT tablename FROM pg_tables WHERE schemaname = 'public'")
+        #expect(newTables.map { $0[0] ?? "" } == ["bystander"])
+        #expect(Int(tablesAfter[0][0] ?? "0")! >= Int(tablesBefore[0][0] ?? "0")!)
+        await connection.close()
+    }
+
+    @Test("an applied migration that was edited is refused")
+    func editedMigration() async throws {
+        guard let database = try await TestDatabase.create() else { return }
+        defer { Task { await database.drop() } }
+        let directory = NSTemporaryDirectory() + "tally-sql-" + UUID().uuidString
+        try FileManager.default.copyItem(atPath: TestDatabase.repository + "/sql", toPath: directory)
+        defer { try? FileManager.default.removeItem(atPath: directory) }
+        #expect(
+            try TestDatabase.tally(["migrate", "--database-url", database.url, "--migrations", directory]).status == 0
+        )
+        let file = directory + "/0001_events.sql"
+        try (try String(contentsOfFile: file, encoding: .utf8) + "\n-- edited\n").write(
+            toFile: file,
+            atomically: true,
+            encoding: .utf8
+        )
+        let result = try TestDatabase.tally(["migrate", "--database-url", database.url, "--migrations", directory])
+        #expect(result.status == 1)
+        #expect(result.stderr.contains("0001_events.sql was edited after it was applied"))
+    }
+
+    @Test("a wrong password: the error says so and never prints the password")
+    func passwordNeverShown() async throws {
+        guard let adminURL = TestDatabase.adminURL else { return }
+        var components = URLComponents(string: adminURL)!
+        components.password = "s3cret-Hunter2-\(UUID().uuidString.prefix(6))"
+        let secret = components.password!
+        for command in [
+            ["migrate"], ["summary"], ["ingest", "Examples/sample/events.ndjson", "--sink", "postgres", "--quiet"],
+        ] {
+            let result = try TestDatabase.tally(command + ["--database-url", components.string!])
+            #expect(result.status != 0, "\(command)")
+            #expect(
+                result.stderr.contains("password authentication failed") || result.stdout.contains("NOT stored"),
+                "\(command): \(result.stderr)"
+            )
+            #expect(!result.stderr.contains(secret) && !result.stdout.contains(secret), "\(command)")
+        }
+        let scrubbed = PostgresError(
+            .connection,
+            message: "postgresql://u:\(secret)@h/db password=\(secret)",
+            secret: nil
+        )
+        #expect(!scrubbed.description.contains(secret))
+    }
+}
