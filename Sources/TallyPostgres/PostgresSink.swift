@@ -48,7 +48,11 @@ public actor PostgresSink: EventSink {
         try await connection.execute(
             """
             SET synchronous_commit = on;
-            CREATE TEMP TABLE IF NOT EXISTS tally_staging (LIKE tally.events) ON COMMIT DELETE ROWS;
+            CREATE TEMP TABLE IF NOT EXISTS tally_staging (
+                event_id uuid NOT NULL, occurred_at timestamptz NOT NULL, name text NOT NULL, feature text NOT NULL,
+                properties jsonb NOT NULL, sent_at timestamptz, received_at timestamptz, user_id text,
+                anonymous_id text, session_id text, context jsonb, schema_version text, violations jsonb
+            ) ON COMMIT DELETE ROWS;
             """
         )
         self.connection = connection
@@ -100,12 +104,19 @@ public actor PostgresSink: EventSink {
         }
     }
 
+    // RETURNING only the key, then the rest from the staging rows: the writer role needs SELECT on
+    // nothing but (event_id, occurred_at) of tally.events. (The staging table spells out its columns
+    // for the same reason: `LIKE tally.events` would need SELECT on the whole table.)
     static let insertStatement = """
-        WITH inserted AS (
+        WITH keys AS (
             INSERT INTO tally.events (\(CopyRowEncoder.columns))
             SELECT DISTINCT ON (event_id, occurred_at) \(CopyRowEncoder.columns) FROM tally_staging
             ON CONFLICT DO NOTHING
-            RETURNING occurred_at, feature, name, coalesce(user_id, anonymous_id) AS actor
+            RETURNING event_id, occurred_at
+        ), inserted AS (
+            SELECT DISTINCT ON (s.event_id, s.occurred_at) s.occurred_at, s.feature, s.name,
+                   coalesce(s.user_id, s.anonymous_id) AS actor
+            FROM tally_staging s JOIN keys k ON k.event_id = s.event_id AND k.occurred_at = s.occurred_at
         ), rollup AS (
             INSERT INTO tally.rollup_hourly AS r (hour, feature, name, events, first_seen, last_seen)
             SELECT date_trunc('hour', occurred_at, 'UTC'), feature, name, count(*), min(occurred_at), max(occurred_at)
@@ -119,7 +130,7 @@ public actor PostgresSink: EventSink {
             ON CONFLICT DO NOTHING
             RETURNING 1
         )
-        SELECT (SELECT count(*) FROM inserted), (SELECT count(*) FROM rollup), (SELECT count(*) FROM actors)
+        SELECT (SELECT count(*) FROM keys), (SELECT count(*) FROM rollup), (SELECT count(*) FROM actors)
         """
 
     private func storeFailed(_ event: EventEnvelope, error: PostgresError, on connection: PostgresConnection)

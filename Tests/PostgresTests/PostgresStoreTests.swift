@@ -191,3 +191,56 @@ struct PostgresStoreTests {
         #expect(!scrubbed.description.contains(secret))
     }
 }
+
+@Suite("PostgreSQL roles", .serialized)
+struct PostgresRoleTests {
+    @Test("the writer loads but cannot delete, truncate or alter; the reader cannot write")
+    func leastPrivilege() async throws {
+        guard let database = try await TestDatabase.create() else { return }
+        defer { Task { await database.drop() } }
+        #expect(try TestDatabase.tally(["migrate", "--database-url", database.url]).status == 0)
+        let admin = try await PostgresConnection.connect(database.url)
+        let suffix = UUID().uuidString.prefix(8).lowercased()
+        let writer = "writer_\(suffix)"
+        let reader = "reader_\(suffix)"
+        try await admin.execute(
+            """
+            CREATE ROLE \(writer) LOGIN PASSWORD 'w-\(suffix)' IN ROLE tally_writer;
+            CREATE ROLE \(reader) LOGIN PASSWORD 'r-\(suffix)' IN ROLE tally_reader;
+            GRANT CONNECT, TEMPORARY ON DATABASE \(database.name) TO \(writer), \(reader);
+            """
+        )
+        func url(_ user: String, _ password: String) -> String {
+            var components = URLComponents(string: database.url)!
+            components.user = user
+            components.password = password
+            return components.string!
+        }
+        let data = NSTemporaryDirectory() + "tally-roles-" + UUID().uuidString
+        defer { try? FileManager.default.removeItem(atPath: data) }
+        let load = try TestDatabase.tally([
+            "ingest", "Examples/sample/events.ndjson", "--registry", "Examples/registry", "--sink", "postgres",
+            "--database-url", url(writer, "w-\(suffix)"), "--data-dir", data, "--quiet",
+        ])
+        #expect(load.status == 0, "\(load.stderr)")
+        let asWriter = try await PostgresConnection.connect(url(writer, "w-\(suffix)"))
+        for statement in [
+            "DELETE FROM tally.events", "TRUNCATE tally.events", "ALTER TABLE tally.events ADD COLUMN x int",
+            "DROP TABLE tally.failed_events", "UPDATE tally.events SET name = 'x'",
+        ] {
+            await #expect(throws: PostgresError.self, "\(statement)") { try await asWriter.execute(statement) }
+        }
+        let asReader = try await PostgresConnection.connect(url(reader, "r-\(suffix)"))
+        let count = try await asReader.query("SELECT count(*) FROM tally.events")
+        #expect(Int(count[0][0] ?? "0")! > 0)
+        for statement in [
+            "INSERT INTO tally.failed_events (reason, event) VALUES ('x', 'y')", "DELETE FROM tally.events",
+            "UPDATE tally.rollup_hourly SET events = 0",
+        ] {
+            await #expect(throws: PostgresError.self, "\(statement)") { try await asReader.execute(statement) }
+        }
+        await asWriter.close()
+        await asReader.close()
+        await admin.close()
+    }
+}
