@@ -41,17 +41,21 @@ public enum CopyRowEncoder {
         optional(event.sessionID, &bytes)
         tab(&bytes)
         if let context = event.context, !context.isEmpty {
-            var line: [UInt8] = []
-            // The NDJSON encoder writes the context object; take it from a minimal envelope.
-            EventEnvelope(eventID: event.eventID, name: "", occurredAt: event.occurredAt, context: context)
-                .appendNDJSON(to: &line)
-            if let start = line.firstRange(of: Array(#""context":"#.utf8))?.upperBound,
-                let end = line.lastIndex(of: UInt8(ascii: "}"))
-            {
-                escaped(Array(line[start..<end]), &bytes)
-            } else {
-                null(&bytes)
+            var json: [UInt8] = [UInt8(ascii: "{")]
+            var firstField = true
+            for (key, value) in [
+                ("app_version", context.appVersion), ("app_build", context.appBuild), ("platform", context.platform),
+                ("os_version", context.osVersion), ("locale", context.locale),
+            ] {
+                guard let value else { continue }
+                if !firstField { json.append(UInt8(ascii: ",")) }
+                firstField = false
+                JSONWriter.appendString(key, to: &json)
+                json.append(UInt8(ascii: ":"))
+                JSONWriter.appendString(value, to: &json)
             }
+            json.append(UInt8(ascii: "}"))
+            escaped(json, &bytes)
         } else {
             null(&bytes)
         }
@@ -84,18 +88,30 @@ public enum CopyRowEncoder {
     }
 
     private static func text(_ value: String, _ bytes: inout [UInt8]) {
-        escaped(Array(value.utf8), &bytes)
+        var value = value
+        value.withUTF8 { escaped($0, &bytes) }
     }
 
     private static func escaped(_ value: [UInt8], _ bytes: inout [UInt8]) {
-        for byte in value {
+        value.withUnsafeBufferPointer { escaped($0, &bytes) }
+    }
+
+    /// Copies runs of plain bytes at once; escapes `\`, tab, newline and carriage return.
+    private static func escaped(_ value: UnsafeBufferPointer<UInt8>, _ bytes: inout [UInt8]) {
+        var runStart = 0
+        for index in 0..<value.count {
+            let byte = value[index]
+            guard byte == 0x5C || byte == 0x09 || byte == 0x0A || byte == 0x0D else { continue }
+            if runStart < index { bytes.append(contentsOf: UnsafeBufferPointer(rebasing: value[runStart..<index])) }
+            bytes.append(0x5C)
             switch byte {
-            case 0x5C: bytes.append(contentsOf: [0x5C, 0x5C])
-            case 0x09: bytes.append(contentsOf: [0x5C, UInt8(ascii: "t")])
-            case 0x0A: bytes.append(contentsOf: [0x5C, UInt8(ascii: "n")])
-            case 0x0D: bytes.append(contentsOf: [0x5C, UInt8(ascii: "r")])
-            default: bytes.append(byte)
+            case 0x09: bytes.append(UInt8(ascii: "t"))
+            case 0x0A: bytes.append(UInt8(ascii: "n"))
+            case 0x0D: bytes.append(UInt8(ascii: "r"))
+            default: bytes.append(0x5C)
             }
+            runStart = index + 1
         }
+        if runStart < value.count { bytes.append(contentsOf: UnsafeBufferPointer(rebasing: value[runStart...])) }
     }
 }

@@ -21,9 +21,13 @@ public actor PostgresSink: EventSink {
     /// Events refused by the server and kept in `tally.failed_events`.
     public private(set) var failed = 0
 
+    private let maintainRollups: Bool
+
     /// A sink for the database at `conninfo` (URL or conninfo; nil: libpq's `PG*` variables).
-    public init(conninfo: String?, logger: Logger = Logger(label: "tally.postgres")) {
+    /// `maintainRollups: false` only exists to measure what rollup upkeep costs: summaries are then wrong.
+    public init(conninfo: String?, maintainRollups: Bool = true, logger: Logger = Logger(label: "tally.postgres")) {
         self.conninfo = conninfo
+        self.maintainRollups = maintainRollups
         self.logger = logger
     }
 
@@ -95,7 +99,7 @@ public actor PostgresSink: EventSink {
                 "SELECT tally.ensure_partitions($1::date, $2::date)",
                 [first.utcDate.isoString, last.utcDate.isoString]
             )
-            let result = try await connection.query(Self.insertStatement)
+            let result = try await connection.query(maintainRollups ? Self.insertStatement : Self.insertOnlyStatement)
             try await connection.execute("COMMIT")
             return result.first?.first.flatMap { $0 }.flatMap { Int($0) } ?? 0
         } catch {
@@ -131,6 +135,16 @@ public actor PostgresSink: EventSink {
             RETURNING 1
         )
         SELECT (SELECT count(*) FROM keys), (SELECT count(*) FROM rollup), (SELECT count(*) FROM actors)
+        """
+
+    static let insertOnlyStatement = """
+        WITH keys AS (
+            INSERT INTO tally.events (\(CopyRowEncoder.columns))
+            SELECT DISTINCT ON (event_id, occurred_at) \(CopyRowEncoder.columns) FROM tally_staging
+            ON CONFLICT DO NOTHING
+            RETURNING 1
+        )
+        SELECT count(*) FROM keys
         """
 
     private func storeFailed(_ event: EventEnvelope, error: PostgresError, on connection: PostgresConnection)

@@ -70,6 +70,12 @@ struct IngestCommand: AsyncParsableCommand {
     @Option(name: .long, help: "The final report: text or json.")
     var report: ReportFormat = .text
 
+    @Flag(
+        name: .long,
+        help: ArgumentHelp("Benchmarks only: skip rollup upkeep (summaries become wrong).", visibility: .hidden)
+    )
+    var noRollups = false
+
     @Flag(name: .long, help: "No progress display.")
     var quiet = false
 
@@ -96,7 +102,7 @@ struct IngestCommand: AsyncParsableCommand {
             case .file: eventSinks.append(FileSink(directory: store.dataDir, logger: logger))
             case .stdout: eventSinks.append(StdoutSink(format: .ndjson))
             case .postgres:
-                let sink = PostgresSink(conninfo: database.conninfo, logger: logger)
+                let sink = PostgresSink(conninfo: database.conninfo, maintainRollups: !noRollups, logger: logger)
                 postgresSink = sink
                 eventSinks.append(sink)
             }
