@@ -87,6 +87,11 @@ public enum CopyRowEncoder {
         if let value { text(value, &bytes) } else { null(&bytes) }
     }
 
+    /// Appends `value` escaped for the COPY text format.
+    public static func appendText(_ value: String, to bytes: inout [UInt8]) {
+        text(value, &bytes)
+    }
+
     private static func text(_ value: String, _ bytes: inout [UInt8]) {
         var value = value
         value.withUTF8 { escaped($0, &bytes) }

@@ -57,8 +57,13 @@ public actor PostgresSink: EventSink {
                 properties jsonb NOT NULL, sent_at timestamptz, received_at timestamptz, user_id text,
                 anonymous_id text, session_id text, context jsonb, schema_version text, violations jsonb
             ) ON COMMIT DELETE ROWS;
+            CREATE TEMP TABLE IF NOT EXISTS tally_rollup_staging (
+                hour timestamptz, feature text, name text, events bigint, first_seen timestamptz, last_seen timestamptz
+            ) ON COMMIT DELETE ROWS;
+            CREATE TEMP TABLE IF NOT EXISTS tally_actor_staging (day date, feature text, actor text) ON COMMIT DELETE ROWS;
             """
         )
+        ensuredMonths = []
         self.connection = connection
         return connection
     }
@@ -87,18 +92,47 @@ public actor PostgresSink: EventSink {
         rows.reserveCapacity(batch.count * 400)
         var first = batch[0].occurredAt
         var last = first
-        for event in batch {
+        // Repeats within the batch are dropped here, so the statements need no DISTINCT ON (a sort).
+        var seen = Set<EventID>(minimumCapacity: batch.count)
+        var unique: [EventEnvelope] = []
+        unique.reserveCapacity(batch.count)
+        for event in batch where seen.insert(event.eventID).inserted {
             CopyRowEncoder.append(event, to: &rows)
+            unique.append(event)
             if event.occurredAt < first { first = event.occurredAt }
             if last < event.occurredAt { last = event.occurredAt }
         }
-        try await connection.execute("BEGIN")
-        do {
-            try await connection.copyIn("COPY tally_staging (\(CopyRowEncoder.columns)) FROM STDIN", data: rows)
+        let months = "\(first.utcDate.year)-\(first.utcDate.month)..\(last.utcDate.year)-\(last.utcDate.month)"
+        if !ensuredMonths.contains(months) {
             try await connection.query(
                 "SELECT tally.ensure_partitions($1::date, $2::date)",
                 [first.utcDate.isoString, last.utcDate.isoString]
             )
+            ensuredMonths.insert(months)
+        }
+        // Fast path: new events (the usual case) COPY straight into tally.events, and the rollups
+        // come from the batch itself, since every row was inserted. One of them already stored
+        // (a re-run, a retry) makes the COPY fail with 23505: then the staging path below inserts
+        // only the new ones and counts exactly those.
+        if optimisticCopy {
+            try await connection.execute("BEGIN")
+            do {
+                try await connection.copyIn("COPY tally.events (\(CopyRowEncoder.columns)) FROM STDIN", data: rows)
+                if maintainRollups { try await updateRollups(unique, on: connection) }
+                try await connection.execute("COMMIT")
+                return unique.count
+            } catch let error as PostgresError where error.sqlState == "23505" {
+                try? await connection.execute("ROLLBACK")
+                optimisticMisses += 1
+                if optimisticMisses >= 3 { optimisticCopy = false }  // mostly duplicates: stop trying
+            } catch {
+                try? await connection.execute("ROLLBACK")
+                throw error
+            }
+        }
+        try await connection.execute("BEGIN")
+        do {
+            try await connection.copyIn("COPY tally_staging (\(CopyRowEncoder.columns)) FROM STDIN", data: rows)
             let result = try await connection.query(maintainRollups ? Self.insertStatement : Self.insertOnlyStatement)
             try await connection.execute("COMMIT")
             return result.first?.first.flatMap { $0 }.flatMap { Int($0) } ?? 0
@@ -108,18 +142,82 @@ public actor PostgresSink: EventSink {
         }
     }
 
+    /// Month ranges whose partitions exist (checked once per connection).
+    private var ensuredMonths = Set<String>()
+
+    /// Whether to try the direct COPY first; turned off after repeated conflicts (a re-run).
+    private var optimisticCopy = true
+    private var optimisticMisses = 0
+
+    /// Adds a batch whose every event was inserted to the hourly rollups and the per-day actors.
+    private func updateRollups(_ events: [EventEnvelope], on connection: PostgresConnection) async throws {
+        struct Key: Hashable {
+            var hour: Int64
+            var feature: String
+            var name: String
+        }
+        var groups: [Key: (count: Int, first: Timestamp, last: Timestamp)] = [:]
+        var actors = Set<[String]>()
+        for event in events {
+            let seconds = event.occurredAt.secondsSinceEpoch
+            let key = Key(
+                hour: seconds - ((seconds % 3_600) + 3_600) % 3_600,
+                feature: event.feature ?? "",
+                name: event.name
+            )
+            if let group = groups[key] {
+                groups[key] = (
+                    group.count + 1, min(group.first, event.occurredAt), max(group.last, event.occurredAt)
+                )
+            } else {
+                groups[key] = (1, event.occurredAt, event.occurredAt)
+            }
+            if let actor = event.actorID {
+                actors.insert([event.occurredAt.utcDate.isoString, event.feature ?? "", actor])
+            }
+        }
+        var rollupRows: [UInt8] = []
+        for (key, group) in groups {
+            rollupRows.append(contentsOf: Timestamp(secondsSinceEpoch: key.hour).rfc3339.utf8)
+            for field in [key.feature, key.name] {
+                rollupRows.append(0x09)
+                CopyRowEncoder.appendText(field, to: &rollupRows)
+            }
+            rollupRows.append(contentsOf: "\t\(group.count)\t\(group.first.rfc3339)\t\(group.last.rfc3339)\n".utf8)
+        }
+        var actorRows: [UInt8] = []
+        for actor in actors {
+            for (index, field) in actor.enumerated() {
+                if index > 0 { actorRows.append(0x09) }
+                CopyRowEncoder.appendText(field, to: &actorRows)
+            }
+            actorRows.append(0x0A)
+        }
+        try await connection.copyIn("COPY tally_rollup_staging FROM STDIN", data: rollupRows)
+        if !actorRows.isEmpty { try await connection.copyIn("COPY tally_actor_staging FROM STDIN", data: actorRows) }
+        try await connection.execute(
+            """
+            INSERT INTO tally.rollup_hourly AS r (hour, feature, name, events, first_seen, last_seen)
+            SELECT hour, feature, name, events, first_seen, last_seen FROM tally_rollup_staging
+            ON CONFLICT (hour, feature, name) DO UPDATE SET events = r.events + excluded.events,
+                first_seen = least(r.first_seen, excluded.first_seen), last_seen = greatest(r.last_seen, excluded.last_seen);
+            INSERT INTO tally.daily_actors (day, feature, actor) SELECT day, feature, actor FROM tally_actor_staging
+            ON CONFLICT DO NOTHING;
+            """
+        )
+    }
+
     // RETURNING only the key, then the rest from the staging rows: the writer role needs SELECT on
     // nothing but (event_id, occurred_at) of tally.events. (The staging table spells out its columns
     // for the same reason: `LIKE tally.events` would need SELECT on the whole table.)
     static let insertStatement = """
         WITH keys AS (
             INSERT INTO tally.events (\(CopyRowEncoder.columns))
-            SELECT DISTINCT ON (event_id, occurred_at) \(CopyRowEncoder.columns) FROM tally_staging
+            SELECT \(CopyRowEncoder.columns) FROM tally_staging
             ON CONFLICT DO NOTHING
             RETURNING event_id, occurred_at
         ), inserted AS (
-            SELECT DISTINCT ON (s.event_id, s.occurred_at) s.occurred_at, s.feature, s.name,
-                   coalesce(s.user_id, s.anonymous_id) AS actor
+            SELECT s.occurred_at, s.feature, s.name, coalesce(s.user_id, s.anonymous_id) AS actor
             FROM tally_staging s JOIN keys k ON k.event_id = s.event_id AND k.occurred_at = s.occurred_at
         ), rollup AS (
             INSERT INTO tally.rollup_hourly AS r (hour, feature, name, events, first_seen, last_seen)
@@ -140,7 +238,7 @@ public actor PostgresSink: EventSink {
     static let insertOnlyStatement = """
         WITH keys AS (
             INSERT INTO tally.events (\(CopyRowEncoder.columns))
-            SELECT DISTINCT ON (event_id, occurred_at) \(CopyRowEncoder.columns) FROM tally_staging
+            SELECT \(CopyRowEncoder.columns) FROM tally_staging
             ON CONFLICT DO NOTHING
             RETURNING 1
         )
