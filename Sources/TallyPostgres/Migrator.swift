@@ -113,9 +113,9 @@ public struct Migrator: Sendable {
 
     /// Versions applied so far, with their checksums.
     public func appliedChecksums(_ connection: PostgresConnection) async throws -> [String: String] {
-        let rows = try await connection.query(
-            "SELECT version, checksum FROM tally.schema_migrations WHERE to_regclass('tally.schema_migrations') IS NOT NULL"
-        )
+        let exists = try await connection.query("SELECT to_regclass('tally.schema_migrations') IS NOT NULL")
+        guard exists.first?.first == "t" else { return [:] }
+        let rows = try await connection.query("SELECT version, checksum FROM tally.schema_migrations")
         return Dictionary(rows.compactMap { row in row[0].flatMap { version in row[1].map { (version, $0) } } }) {
             first,
             _ in first

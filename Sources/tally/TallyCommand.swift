@@ -12,7 +12,8 @@ struct TallyCommand: AsyncParsableCommand {
             """,
         version: TallyVersion.current,
         subcommands: [
-            IngestCommand.self, SummaryCommand.self, MigrateCommand.self, SchemaCommand.self, GenerateCommand.self,
+            IngestCommand.self, SummaryCommand.self, MigrateCommand.self, DoctorCommand.self, SchemaCommand.self,
+            GenerateCommand.self,
         ]
     )
 }

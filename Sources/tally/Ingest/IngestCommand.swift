@@ -120,7 +120,9 @@ struct IngestCommand: AsyncParsableCommand {
                 maxBatchSize: 2_000,
                 queueCapacity: 8_000,
                 overflowPolicy: .block,
-                sinkQueueDepth: 2
+                sinkQueueDepth: 2,
+                // Long enough to ride out a database restart (about 25 s of retries) before giving up.
+                retry: RetryPolicy(maxAttempts: 10, initialBackoff: .milliseconds(200), maxBackoff: .seconds(5))
             ),
             logger: logger
         )
