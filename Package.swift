@@ -128,9 +128,16 @@ let package = Package(
             swiftSettings: strict
         ),
 
+        // Helpers shared by the test targets (conformance data lookup).
+        .target(name: "TallyTestSupport", path: "Tests/TallyTestSupport", swiftSettings: strict),
+
         .testTarget(name: "TrackingMocksTests", dependencies: ["Tracking", "TrackingMocks"], swiftSettings: strict),
-        .testTarget(name: "TallyCoreTests", dependencies: ["TallyCore"], swiftSettings: strict),
-        .testTarget(name: "TallySchemaTests", dependencies: ["TallySchema", "TallyCore"], swiftSettings: strict),
+        .testTarget(name: "TallyCoreTests", dependencies: ["TallyCore", "TallyTestSupport"], swiftSettings: strict),
+        .testTarget(
+            name: "TallySchemaTests",
+            dependencies: ["TallySchema", "TallyCore", "TallyTestSupport"],
+            swiftSettings: strict
+        ),
         .testTarget(
             name: "TallyPipelineTests",
             dependencies: [
@@ -144,6 +151,7 @@ let package = Package(
             name: "TallyIngestTests",
             dependencies: [
                 "TallyIngest", "TallyPipeline", "TallySchema", "TallyCore", "TallyFileStore", "TallyReports",
+                "TallyTestSupport",
             ],
             swiftSettings: strict
         ),

@@ -1,5 +1,6 @@
 import Foundation
 import TallyCore
+import TallyTestSupport
 import Testing
 
 /// JSONTestSuite (Nicolas Seriot): `y_` must parse, `n_` must be rejected, `i_` get the

@@ -1,6 +1,7 @@
 import Foundation
 import TallyCore
 import TallyIngest
+import TallyTestSupport
 import Testing
 
 /// JSONTestSuite through `ingest`: as a line between two valid events, and fed whole.

@@ -1,6 +1,7 @@
 import Foundation
 import TallyCore
 import TallyIngest
+import TallyTestSupport
 import Testing
 
 /// Jitsu's loader test batches (hostile names, type drift, nesting, emoji, empty files, no final

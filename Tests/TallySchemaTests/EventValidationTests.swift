@@ -1,6 +1,7 @@
 import Foundation
 import TallyCore
 import TallySchema
+import TallyTestSupport
 import Testing
 
 @Suite("Event validation")

@@ -1,6 +1,7 @@
 import Foundation
 import TallyCore
 import TallySchema
+import TallyTestSupport
 
 /// Paths of the repository's example registry and temporary registries written by tests.
 enum Fixtures {

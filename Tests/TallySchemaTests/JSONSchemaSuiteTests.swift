@@ -1,6 +1,7 @@
 import Foundation
 import TallyCore
 import TallySchema
+import TallyTestSupport
 import Testing
 
 /// The official JSON-Schema-Test-Suite: every group whose schema uses only supported keywords must
