@@ -107,6 +107,7 @@ struct IngestCommand: AsyncParsableCommand {
                 eventSinks.append(sink)
             }
         }
+        if sinks.contains(.postgres) { try await checkDatabase() }
         let plans =
             registry.registry != nil
                 || ProcessInfo.processInfo.environment["TALLY_REGISTRY"].map { !$0.isEmpty } == true
@@ -182,6 +183,22 @@ struct IngestCommand: AsyncParsableCommand {
         if result.notStored > 0 { throw ExitCode(74) }
         if let maxRejects, result.rejectedCount > maxRejects { throw ExitCode(65) }
         if result.interrupted { throw ExitCode(75) }
+    }
+
+    /// Fails fast, before reading anything, when the database cannot take events.
+    private func checkDatabase() async throws {
+        do {
+            let connection = try await PostgresConnection.connect(database.conninfo)
+            let ready = try await connection.query("SELECT to_regclass('tally.events') IS NOT NULL")
+            await connection.close()
+            guard ready.first?.first == "t" else {
+                Terminal.error("the database has no tally tables yet: run `tally migrate` first")
+                throw ExitCode(74)
+            }
+        } catch let error as PostgresError {
+            Terminal.error("cannot use the database: \(error.message)")
+            throw ExitCode(74)
+        }
     }
 
     static func fileTimestamp() -> String {
