@@ -57,10 +57,6 @@ public actor PostgresSink: EventSink {
                 properties jsonb NOT NULL, sent_at timestamptz, received_at timestamptz, user_id text,
                 anonymous_id text, session_id text, context jsonb, schema_version text, violations jsonb
             ) ON COMMIT DELETE ROWS;
-            CREATE TEMP TABLE IF NOT EXISTS tally_rollup_staging (
-                hour timestamptz, feature text, name text, events bigint, first_seen timestamptz, last_seen timestamptz
-            ) ON COMMIT DELETE ROWS;
-            CREATE TEMP TABLE IF NOT EXISTS tally_actor_staging (day date, feature text, actor text) ON COMMIT DELETE ROWS;
             """
         )
         ensuredMonths = []
@@ -118,8 +114,10 @@ public actor PostgresSink: EventSink {
             try await connection.execute("BEGIN")
             do {
                 try await connection.copyIn("COPY tally.events (\(CopyRowEncoder.columns)) FROM STDIN", data: rows)
-                if maintainRollups { try await updateRollups(unique, on: connection) }
+                var written: Set<ActorKey> = []
+                if maintainRollups { written = try await updateRollups(unique, on: connection) }
                 try await connection.execute("COMMIT")
+                rememberActors(written)
                 return unique.count
             } catch let error as PostgresError where error.sqlState == "23505" {
                 try? await connection.execute("ROLLBACK")
@@ -149,62 +147,100 @@ public actor PostgresSink: EventSink {
     private var optimisticCopy = true
     private var optimisticMisses = 0
 
-    /// Adds a batch whose every event was inserted to the hourly rollups and the per-day actors.
-    private func updateRollups(_ events: [EventEnvelope], on connection: PostgresConnection) async throws {
+    /// A PostgreSQL array literal of text elements: `{"a","b \\"c\\""}`.
+    static func arrayLiteral(_ elements: [String]) -> String {
+        var bytes: [UInt8] = [UInt8(ascii: "{")]
+        bytes.reserveCapacity(elements.count * 24)
+        for (index, element) in elements.enumerated() {
+            if index > 0 { bytes.append(UInt8(ascii: ",")) }
+            bytes.append(UInt8(ascii: "\""))
+            for byte in element.utf8 {
+                if byte == UInt8(ascii: "\\") || byte == UInt8(ascii: "\"") { bytes.append(UInt8(ascii: "\\")) }
+                bytes.append(byte)
+            }
+            bytes.append(UInt8(ascii: "\""))
+        }
+        bytes.append(UInt8(ascii: "}"))
+        return String(decoding: bytes, as: UTF8.self)
+    }
+
+    /// One row of `tally.daily_actors`.
+    struct ActorKey: Hashable {
+        var day: Int64
+        var feature: String
+        var actor: String
+    }
+
+    /// (day, feature, actor) rows known to be in `tally.daily_actors`: inserting them again is a
+    /// no-op, so batches skip them. Bounded; filled only after a commit.
+    private var knownActors = Set<ActorKey>()
+
+    private func rememberActors(_ actors: Set<ActorKey>) {
+        if knownActors.count + actors.count > 1_000_000 { knownActors.removeAll(keepingCapacity: true) }
+        knownActors.formUnion(actors)
+    }
+
+    /// Adds a batch whose every event was inserted to the hourly rollups and the per-day actors;
+    /// returns the actor rows written, to remember once the transaction commits.
+    private func updateRollups(_ events: [EventEnvelope], on connection: PostgresConnection) async throws -> Set<
+        ActorKey
+    > {
         struct Key: Hashable {
             var hour: Int64
             var feature: String
             var name: String
         }
         var groups: [Key: (count: Int, first: Timestamp, last: Timestamp)] = [:]
-        var actors = Set<[String]>()
+        var actors = Set<ActorKey>()
         for event in events {
             let seconds = event.occurredAt.secondsSinceEpoch
-            let key = Key(
-                hour: seconds - ((seconds % 3_600) + 3_600) % 3_600,
-                feature: event.feature ?? "",
-                name: event.name
-            )
+            let hour = seconds - ((seconds % 3_600) + 3_600) % 3_600
+            let key = Key(hour: hour, feature: event.feature ?? "", name: event.name)
             if let group = groups[key] {
-                groups[key] = (
-                    group.count + 1, min(group.first, event.occurredAt), max(group.last, event.occurredAt)
-                )
+                groups[key] = (group.count + 1, min(group.first, event.occurredAt), max(group.last, event.occurredAt))
             } else {
                 groups[key] = (1, event.occurredAt, event.occurredAt)
             }
             if let actor = event.actorID {
-                actors.insert([event.occurredAt.utcDate.isoString, event.feature ?? "", actor])
+                let row = ActorKey(
+                    day: hour / 86_400 - (hour < 0 && hour % 86_400 != 0 ? 1 : 0),
+                    feature: key.feature,
+                    actor: actor
+                )
+                if !knownActors.contains(row) { actors.insert(row) }
             }
         }
-        var rollupRows: [UInt8] = []
+        // Two small INSERTs from array parameters in one round trip: no temporary tables to
+        // truncate at every commit (which cost more than the inserts themselves).
+        var columns: [[String]] = Array(repeating: [], count: 9)
         for (key, group) in groups {
-            rollupRows.append(contentsOf: Timestamp(secondsSinceEpoch: key.hour).rfc3339.utf8)
-            for field in [key.feature, key.name] {
-                rollupRows.append(0x09)
-                CopyRowEncoder.appendText(field, to: &rollupRows)
-            }
-            rollupRows.append(contentsOf: "\t\(group.count)\t\(group.first.rfc3339)\t\(group.last.rfc3339)\n".utf8)
+            columns[0].append(Timestamp(secondsSinceEpoch: key.hour).rfc3339)
+            columns[1].append(key.feature)
+            columns[2].append(key.name)
+            columns[3].append(String(group.count))
+            columns[4].append(group.first.rfc3339)
+            columns[5].append(group.last.rfc3339)
         }
-        var actorRows: [UInt8] = []
         for actor in actors {
-            for (index, field) in actor.enumerated() {
-                if index > 0 { actorRows.append(0x09) }
-                CopyRowEncoder.appendText(field, to: &actorRows)
-            }
-            actorRows.append(0x0A)
+            columns[6].append(CivilDate(daysSinceEpoch: actor.day).isoString)
+            columns[7].append(actor.feature)
+            columns[8].append(actor.actor)
         }
-        try await connection.copyIn("COPY tally_rollup_staging FROM STDIN", data: rollupRows)
-        if !actorRows.isEmpty { try await connection.copyIn("COPY tally_actor_staging FROM STDIN", data: actorRows) }
-        try await connection.execute(
+        try await connection.query(
             """
-            INSERT INTO tally.rollup_hourly AS r (hour, feature, name, events, first_seen, last_seen)
-            SELECT hour, feature, name, events, first_seen, last_seen FROM tally_rollup_staging
-            ON CONFLICT (hour, feature, name) DO UPDATE SET events = r.events + excluded.events,
-                first_seen = least(r.first_seen, excluded.first_seen), last_seen = greatest(r.last_seen, excluded.last_seen);
-            INSERT INTO tally.daily_actors (day, feature, actor) SELECT day, feature, actor FROM tally_actor_staging
-            ON CONFLICT DO NOTHING;
-            """
+            WITH rollup AS (
+                INSERT INTO tally.rollup_hourly AS r (hour, feature, name, events, first_seen, last_seen)
+                SELECT * FROM unnest($1::timestamptz[], $2::text[], $3::text[], $4::bigint[], $5::timestamptz[], $6::timestamptz[])
+                ON CONFLICT (hour, feature, name) DO UPDATE SET events = r.events + excluded.events,
+                    first_seen = least(r.first_seen, excluded.first_seen), last_seen = greatest(r.last_seen, excluded.last_seen)
+                RETURNING 1
+            )
+            INSERT INTO tally.daily_actors (day, feature, actor)
+            SELECT * FROM unnest($7::date[], $8::text[], $9::text[]) ON CONFLICT DO NOTHING
+            """,
+            columns.map { Self.arrayLiteral($0) }
         )
+        return actors
     }
 
     // RETURNING only the key, then the rest from the staging rows: the writer role needs SELECT on
