@@ -18,17 +18,20 @@ public enum CopyRowEncoder {
         tab(&bytes)
         text(event.feature ?? "", &bytes)
         tab(&bytes)
-        var json: [UInt8] = [UInt8(ascii: "{")]
+        // JSON is written straight into the row: JSONWriter escapes every control character, so the
+        // only byte COPY cares about is the backslash, doubled afterwards if there is one.
+        var start = bytes.count
+        bytes.append(UInt8(ascii: "{"))
         var first = true
         event.properties.forEachSorted { key, value in
-            if !first { json.append(UInt8(ascii: ",")) }
+            if !first { bytes.append(UInt8(ascii: ",")) }
             first = false
-            JSONWriter.appendString(key, to: &json)
-            json.append(UInt8(ascii: ":"))
-            JSONWriter.appendValue(value, to: &json)
+            JSONWriter.appendString(key, to: &bytes)
+            bytes.append(UInt8(ascii: ":"))
+            JSONWriter.appendValue(value, to: &bytes)
         }
-        json.append(UInt8(ascii: "}"))
-        escaped(json, &bytes)
+        bytes.append(UInt8(ascii: "}"))
+        doubleBackslashes(from: start, in: &bytes)
         tab(&bytes)
         timestamp(event.sentAt, &bytes)
         tab(&bytes)
@@ -41,21 +44,16 @@ public enum CopyRowEncoder {
         optional(event.sessionID, &bytes)
         tab(&bytes)
         if let context = event.context, !context.isEmpty {
-            var json: [UInt8] = [UInt8(ascii: "{")]
+            start = bytes.count
+            bytes.append(UInt8(ascii: "{"))
             var firstField = true
-            for (key, value) in [
-                ("app_version", context.appVersion), ("app_build", context.appBuild), ("platform", context.platform),
-                ("os_version", context.osVersion), ("locale", context.locale),
-            ] {
-                guard let value else { continue }
-                if !firstField { json.append(UInt8(ascii: ",")) }
-                firstField = false
-                JSONWriter.appendString(key, to: &json)
-                json.append(UInt8(ascii: ":"))
-                JSONWriter.appendString(value, to: &json)
-            }
-            json.append(UInt8(ascii: "}"))
-            escaped(json, &bytes)
+            contextField("app_version", context.appVersion, &firstField, &bytes)
+            contextField("app_build", context.appBuild, &firstField, &bytes)
+            contextField("platform", context.platform, &firstField, &bytes)
+            contextField("os_version", context.osVersion, &firstField, &bytes)
+            contextField("locale", context.locale, &firstField, &bytes)
+            bytes.append(UInt8(ascii: "}"))
+            doubleBackslashes(from: start, in: &bytes)
         } else {
             null(&bytes)
         }
@@ -74,6 +72,28 @@ public enum CopyRowEncoder {
             null(&bytes)
         }
         bytes.append(UInt8(ascii: "\n"))
+    }
+
+    private static func contextField(_ key: StaticString, _ value: String?, _ first: inout Bool, _ bytes: inout [UInt8])
+    {
+        guard let value else { return }
+        if !first { bytes.append(UInt8(ascii: ",")) }
+        first = false
+        bytes.append(UInt8(ascii: "\""))
+        key.withUTF8Buffer { bytes.append(contentsOf: $0) }
+        bytes.append(contentsOf: [UInt8(ascii: "\""), UInt8(ascii: ":")])
+        JSONWriter.appendString(value, to: &bytes)
+    }
+
+    /// COPY text format for JSON already in `bytes` from `start`: backslashes doubled (rare).
+    private static func doubleBackslashes(from start: Int, in bytes: inout [UInt8]) {
+        guard bytes[start...].contains(0x5C) else { return }
+        let json = Array(bytes[start...])
+        bytes.removeSubrange(start...)
+        for byte in json {
+            if byte == 0x5C { bytes.append(0x5C) }
+            bytes.append(byte)
+        }
     }
 
     @inline(__always) private static func tab(_ bytes: inout [UInt8]) { bytes.append(0x09) }
