@@ -111,6 +111,9 @@ struct PostgresStoreTests {
         lines.append(
             #"{"name":"jitsu_row_loaded","feature":"jitsu","occurred_at":"2026-11-22T10:00:01Z","properties":{"nul":"a\u0000b"}}"#
         )
+        lines.append(
+            #"{"name":"jitsu_row_loaded","feature":"jitsu","occurred_at":"2026-11-22T10:00:02Z","properties":{"esc":"back\\slash\ttab\nnew \"q\" é😀"}}"#
+        )
         try lines.joined(separator: "\n").write(toFile: input, atomically: true, encoding: .utf8)
         let result = try TestDatabase.tally([
             "ingest", input, "--sink", "postgres", "--database-url", database.url, "--report", "json", "--quiet",
@@ -131,6 +134,10 @@ struct PostgresStoreTests {
             // Byte-exact keys and string values; numbers by value (jsonb normalizes their text).
             if case .string(let text) = value { #expect(storedMembers[key] == .string(text), "\(key)") }
         }
+        let escapes = try await connection.query(
+            "SELECT properties->>'esc' FROM tally.events WHERE occurred_at = '2026-11-22T10:00:02Z'"
+        )
+        #expect(escapes.first?.first == "back\\slash\ttab\nnew \"q\" é😀")
         let failed = try await connection.query("SELECT reason FROM tally.failed_events")
         #expect(failed.map { $0[0] ?? "" } == ["postgres_22P05"])
         let tablesAfter = try await connection.query(
