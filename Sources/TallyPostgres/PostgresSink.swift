@@ -111,12 +111,14 @@ public actor PostgresSink: EventSink {
         var seen = Set<EventID>(minimumCapacity: batch.count)
         var unique: [EventEnvelope] = []
         unique.reserveCapacity(batch.count)
+        rows.append(contentsOf: CopyBinaryEncoder.header)
         for event in batch where seen.insert(event.eventID).inserted {
-            CopyRowEncoder.append(event, to: &rows)
+            CopyBinaryEncoder.append(event, to: &rows)
             unique.append(event)
             if event.occurredAt < first { first = event.occurredAt }
             if last < event.occurredAt { last = event.occurredAt }
         }
+        rows.append(contentsOf: CopyBinaryEncoder.trailer)
         let months = "\(first.utcDate.year)-\(first.utcDate.month)..\(last.utcDate.year)-\(last.utcDate.month)"
         if !ensuredMonths.contains(months) {
             try await connection.query(
@@ -132,7 +134,10 @@ public actor PostgresSink: EventSink {
         if optimisticCopy {
             try await connection.execute("BEGIN")
             do {
-                try await connection.copyIn("COPY tally.events (\(CopyRowEncoder.columns)) FROM STDIN", data: rows)
+                try await connection.copyIn(
+                    "COPY tally.events (\(CopyRowEncoder.columns)) FROM STDIN (FORMAT binary)",
+                    data: rows
+                )
                 var written: Set<ActorKey> = []
                 if maintainRollups { written = try await updateRollups(unique, on: connection) }
                 try await connection.execute("COMMIT")
@@ -149,7 +154,10 @@ public actor PostgresSink: EventSink {
         }
         try await connection.execute("BEGIN")
         do {
-            try await connection.copyIn("COPY tally_staging (\(CopyRowEncoder.columns)) FROM STDIN", data: rows)
+            try await connection.copyIn(
+                "COPY tally_staging (\(CopyRowEncoder.columns)) FROM STDIN (FORMAT binary)",
+                data: rows
+            )
             let result = try await connection.query(maintainRollups ? Self.insertStatement : Self.insertOnlyStatement)
             try await connection.execute("COMMIT")
             return result.first?.first.flatMap { $0 }.flatMap { Int($0) } ?? 0

@@ -204,7 +204,9 @@ final class EventBuffer: Sendable {
                     state.removed &+= UInt64(spare.count)
                     state.partialBatchDue = false
                     defer { state.producers.removeAll() }
-                    return .events(Array(state.producers))
+                    // Not Array(emptyDeque): that writes a zero count into the shared empty-array
+                    // storage, which ThreadSanitizer reports as a race between pipelines.
+                    return .events(state.producers.isEmpty ? [] : Array(state.producers))
                 }
                 if state.isClosed {
                     state.isFinished = true

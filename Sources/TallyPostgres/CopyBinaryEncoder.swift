@@ -1,0 +1,122 @@
+public import TallyCore
+
+/// Encodes envelopes in PostgreSQL's binary COPY format, in the column order of
+/// ``CopyRowEncoder/columns``: no escaping, no text parsing of ids and timestamps on either side.
+///
+/// `uuid` is 16 bytes, `timestamptz` microseconds since 2000-01-01 as a big-endian Int64, `text`
+/// its UTF-8, `jsonb` a version byte (1) and the JSON text; a NULL is a length of -1.
+public enum CopyBinaryEncoder {
+    /// The 19-byte header: signature, flags, header-extension length.
+    public static let header: [UInt8] =
+        Array("PGCOPY\n".utf8) + [0xFF, 0x0D, 0x0A, 0x00] + [0, 0, 0, 0] + [0, 0, 0, 0]
+    /// The trailer: a field count of -1.
+    public static let trailer: [UInt8] = [0xFF, 0xFF]
+
+    /// Microseconds between 1970-01-01 and 2000-01-01.
+    private static let postgresEpochOffset: Int64 = 946_684_800_000_000
+
+    /// Appends one tuple.
+    public static func append(_ event: EventEnvelope, to bytes: inout [UInt8]) {
+        appendInt16(13, to: &bytes)
+        appendInt32(16, to: &bytes)
+        appendInt64(Int64(bitPattern: event.eventID.high), to: &bytes)
+        appendInt64(Int64(bitPattern: event.eventID.low), to: &bytes)
+        timestamp(event.occurredAt, &bytes)
+        text(event.name, &bytes)
+        text(event.feature ?? "", &bytes)
+        jsonb(&bytes) { json in
+            json.append(UInt8(ascii: "{"))
+            var first = true
+            event.properties.forEachSorted { key, value in
+                if !first { json.append(UInt8(ascii: ",")) }
+                first = false
+                JSONWriter.appendString(key, to: &json)
+                json.append(UInt8(ascii: ":"))
+                JSONWriter.appendValue(value, to: &json)
+            }
+            json.append(UInt8(ascii: "}"))
+        }
+        timestamp(event.sentAt, &bytes)
+        timestamp(event.receivedAt, &bytes)
+        text(event.userID, &bytes)
+        text(event.anonymousID, &bytes)
+        text(event.sessionID, &bytes)
+        if let context = event.context, !context.isEmpty {
+            jsonb(&bytes) { json in
+                json.append(UInt8(ascii: "{"))
+                var first = true
+                for (key, value) in [
+                    ("app_version", context.appVersion), ("app_build", context.appBuild),
+                    ("platform", context.platform),
+                    ("os_version", context.osVersion), ("locale", context.locale),
+                ] {
+                    guard let value else { continue }
+                    if !first { json.append(UInt8(ascii: ",")) }
+                    first = false
+                    JSONWriter.appendString(key, to: &json)
+                    json.append(UInt8(ascii: ":"))
+                    JSONWriter.appendString(value, to: &json)
+                }
+                json.append(UInt8(ascii: "}"))
+            }
+        } else {
+            appendInt32(-1, to: &bytes)
+        }
+        text(event.schemaVersion, &bytes)
+        if let violations = event.violations {
+            jsonb(&bytes) { json in
+                json.append(UInt8(ascii: "["))
+                for (index, violation) in violations.enumerated() {
+                    if index > 0 { json.append(UInt8(ascii: ",")) }
+                    JSONWriter.appendString(violation, to: &json)
+                }
+                json.append(UInt8(ascii: "]"))
+            }
+        } else {
+            appendInt32(-1, to: &bytes)
+        }
+    }
+
+    private static func timestamp(_ value: Timestamp?, _ bytes: inout [UInt8]) {
+        guard let value else { return appendInt32(-1, to: &bytes) }
+        let nanoseconds = value.nanosecondsSinceEpoch
+        let microseconds = nanoseconds >= 0 ? nanoseconds / 1_000 : (nanoseconds - 999) / 1_000
+        appendInt32(8, to: &bytes)
+        appendInt64(microseconds - postgresEpochOffset, to: &bytes)
+    }
+
+    private static func text(_ value: String?, _ bytes: inout [UInt8]) {
+        guard var value else { return appendInt32(-1, to: &bytes) }
+        value.withUTF8 { utf8 in
+            appendInt32(Int32(utf8.count), to: &bytes)
+            bytes.append(contentsOf: utf8)
+        }
+    }
+
+    /// A jsonb field: the length is patched in once the JSON is written.
+    private static func jsonb(_ bytes: inout [UInt8], _ body: (inout [UInt8]) -> Void) {
+        let lengthOffset = bytes.count
+        appendInt32(0, to: &bytes)
+        bytes.append(1)  // jsonb binary format version
+        body(&bytes)
+        let length = Int32(bytes.count - lengthOffset - 4)
+        withUnsafeBytes(of: length.bigEndian) { raw in
+            for index in 0..<4 { bytes[lengthOffset + index] = raw[index] }
+        }
+    }
+
+    @inline(__always)
+    private static func appendInt16(_ value: Int16, to bytes: inout [UInt8]) {
+        withUnsafeBytes(of: value.bigEndian) { bytes.append(contentsOf: $0) }
+    }
+
+    @inline(__always)
+    private static func appendInt32(_ value: Int32, to bytes: inout [UInt8]) {
+        withUnsafeBytes(of: value.bigEndian) { bytes.append(contentsOf: $0) }
+    }
+
+    @inline(__always)
+    private static func appendInt64(_ value: Int64, to bytes: inout [UInt8]) {
+        withUnsafeBytes(of: value.bigEndian) { bytes.append(contentsOf: $0) }
+    }
+}
