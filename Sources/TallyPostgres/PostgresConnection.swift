@@ -59,6 +59,22 @@ public final class PostgresConnection: @unchecked Sendable {
         try await run { connection in try connection.execute(sql, parameters) }
     }
 
+    /// Prepares `sql` as statement `name` on this connection (parsed and planned once).
+    public func prepare(_ name: String, _ sql: String) async throws {
+        try await run { connection in
+            let handle = try connection.handle()
+            let result = PQprepare(handle, name, sql, 0, nil)
+            defer { PQclear(result) }
+            try connection.check(result, handle)
+        }
+    }
+
+    /// Runs prepared statement `name` with parameters (text format) and returns its rows.
+    @discardableResult
+    public func queryPrepared(_ name: String, _ parameters: [String?]) async throws -> Rows {
+        try await run { connection in try connection.executePrepared(name, parameters) }
+    }
+
     /// Runs several statements without parameters (migrations, BEGIN/COMMIT).
     public func execute(_ sql: String) async throws {
         try await run { connection in _ = try connection.execute(sql, nil) }
@@ -107,6 +123,20 @@ public final class PostgresConnection: @unchecked Sendable {
             }
         } else {
             result = PQexec(connection, sql)
+        }
+        defer { PQclear(result) }
+        try check(result, connection)
+        return rows(result)
+    }
+
+    private func executePrepared(_ name: String, _ parameters: [String?]) throws -> Rows {
+        let connection = try handle()
+        var cStrings: [UnsafeMutablePointer<CChar>?] = parameters.map { $0.map { strdup($0) } ?? nil }
+        defer { for pointer in cStrings { free(pointer) } }
+        let result = cStrings.withUnsafeMutableBufferPointer { buffer in
+            buffer.withMemoryRebound(to: UnsafePointer<CChar>?.self) { values in
+                PQexecPrepared(connection, name, Int32(parameters.count), values.baseAddress, nil, nil, 0)
+            }
         }
         defer { PQclear(result) }
         try check(result, connection)

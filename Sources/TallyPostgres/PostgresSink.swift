@@ -80,6 +80,7 @@ public actor PostgresSink: EventSink {
             ) ON COMMIT DELETE ROWS;
             """
         )
+        try await connection.prepare(Self.rollupStatementName, Self.rollupStatement)
         return connection
     }
 
@@ -258,22 +259,24 @@ public actor PostgresSink: EventSink {
             columns[7].append(actor.feature)
             columns[8].append(actor.actor)
         }
-        try await connection.query(
-            """
-            WITH rollup AS (
-                INSERT INTO tally.rollup_hourly AS r (hour, feature, name, events, first_seen, last_seen)
-                SELECT * FROM unnest($1::timestamptz[], $2::text[], $3::text[], $4::bigint[], $5::timestamptz[], $6::timestamptz[])
-                ON CONFLICT (hour, feature, name) DO UPDATE SET events = r.events + excluded.events,
-                    first_seen = least(r.first_seen, excluded.first_seen), last_seen = greatest(r.last_seen, excluded.last_seen)
-                RETURNING 1
-            )
-            INSERT INTO tally.daily_actors (day, feature, actor)
-            SELECT * FROM unnest($7::date[], $8::text[], $9::text[]) ON CONFLICT DO NOTHING
-            """,
-            columns.map { Self.arrayLiteral($0) }
-        )
+        try await connection.queryPrepared(Self.rollupStatementName, columns.map { Self.arrayLiteral($0) })
         return actors
     }
+
+    static let rollupStatementName = "tally_rollups"
+
+    /// Rollup and actor rows from array parameters; prepared once per connection.
+    static let rollupStatement = """
+        WITH rollup AS (
+            INSERT INTO tally.rollup_hourly AS r (hour, feature, name, events, first_seen, last_seen)
+            SELECT * FROM unnest($1::timestamptz[], $2::text[], $3::text[], $4::bigint[], $5::timestamptz[], $6::timestamptz[])
+            ON CONFLICT (hour, feature, name) DO UPDATE SET events = r.events + excluded.events,
+                first_seen = least(r.first_seen, excluded.first_seen), last_seen = greatest(r.last_seen, excluded.last_seen)
+            RETURNING 1
+        )
+        INSERT INTO tally.daily_actors (day, feature, actor)
+        SELECT * FROM unnest($7::date[], $8::text[], $9::text[]) ON CONFLICT DO NOTHING
+        """
 
     // RETURNING only the key, then the rest from the staging rows: the writer role needs SELECT on
     // nothing but (event_id, occurred_at) of tally.events. (The staging table spells out its columns
