@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # PostgreSQL load benchmarks on a throwaway cluster, each next to its baseline on the same table
-# and data, medians of 3 runs:
+# and data, medians of 5 runs (the machine is noisy):
 #   tally ingest --sink postgres (NDJSON, validated, with rollups)   vs   psql \copy of the same rows as CSV
 #   the same                                                          vs   Python json.loads + psycopg cursor.copy()
 #   scripts/bench-postgres.sh [EVENTS]        (default 200000)
@@ -25,9 +25,9 @@ python3 Benchmarks/postgres/ndjson_to_csv.py "$work/events.ndjson" "$work/events
 columns="event_id, occurred_at, name, feature, properties, sent_at, received_at, user_id, anonymous_id, session_id, context, schema_version"
 reset() { psql "$url" -qc "TRUNCATE tally.events, tally.rollup_hourly, tally.daily_actors" >/dev/null; }
 seconds() { local start end; start=$(date +%s.%N); "$@" >/dev/null 2>&1; end=$(date +%s.%N); echo "$end - $start" | bc; }
-median() { printf '%s\n' "$@" | sort -g | sed -n 2p; }
+median() { printf '%s\n' "$@" | sort -g | sed -n 3p; }
 tally_runs=(); copy_runs=(); python_runs=(); bare_runs=()
-for _ in 1 2 3; do
+for _ in 1 2 3 4 5; do
     reset; tally_runs+=("$(seconds "$tally" ingest "$work/events.ndjson" --sink postgres --database-url "$url" --quiet --data-dir "$work/data")")
     reset; bare_runs+=("$(seconds "$tally" ingest "$work/events.ndjson" --sink postgres --database-url "$url" --quiet --data-dir "$work/data" --no-rollups)")
     reset; copy_runs+=("$(seconds psql "$url" -qc "\\copy tally.events ($columns) FROM '$work/events.csv' CSV")")
@@ -35,7 +35,7 @@ for _ in 1 2 3; do
 done
 t=$(median "${tally_runs[@]}"); c=$(median "${copy_runs[@]}"); p=$(median "${python_runs[@]}"); b=$(median "${bare_runs[@]}")
 mb=$(du -m "$work/events.ndjson" | cut -f1)
-echo "NDJSON → PostgreSQL, $events events ($mb MB), medians of 3, same table and data"
+echo "NDJSON → PostgreSQL, $events events ($mb MB), medians of 5, same table and data"
 printf '  tally ingest --sink postgres   %6.2f s  (validated, rollups kept)\n' "$t"
 printf '  psql \\copy of the rows as CSV  %6.2f s  → tally throughput %.2f× of \\copy  (target ≥ 0.8×)\n' "$c" "$(echo "$c / $t" | bc -l)"
 printf '  Python json + psycopg copy()   %6.2f s  → tally wall time %.2f× of it  (target ≤ 0.8×)\n' "$p" "$(echo "$t / $p" | bc -l)"
