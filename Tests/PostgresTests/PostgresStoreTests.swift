@@ -251,3 +251,23 @@ struct PostgresRoleTests {
         await admin.close()
     }
 }
+
+@Suite("tally doctor")
+struct DoctorTests {
+    @Test("before migrate it fails with advice; after, every check passes")
+    func doctor() async throws {
+        guard let database = try await TestDatabase.create() else { return }
+        defer { Task { await database.drop() } }
+        let before = try TestDatabase.tally(["doctor", "--database-url", database.url])
+        #expect(before.status == 1)
+        #expect(before.stdout.contains("FAIL  migrations: 0 of 2 applied"))
+        #expect(before.stdout.contains("run `tally migrate`"))
+        #expect(try TestDatabase.tally(["migrate", "--database-url", database.url]).status == 0)
+        let after = try TestDatabase.tally(["doctor", "--database-url", database.url])
+        #expect(after.status == 0, "\(after.stdout)")
+        #expect(!after.stdout.contains("FAIL"))
+        let unreachable = try TestDatabase.tally(["doctor", "--database-url", "postgresql://nobody:pw@127.0.0.1:1/x"])
+        #expect(unreachable.status == 1)
+        #expect(unreachable.stdout.contains("FAIL  connect"))
+    }
+}
