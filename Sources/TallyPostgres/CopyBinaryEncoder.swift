@@ -1,11 +1,15 @@
 public import TallyCore
 
-/// Encodes envelopes in PostgreSQL's binary COPY format, in the column order of
-/// ``CopyRowEncoder/columns``: no escaping, no text parsing of ids and timestamps on either side.
+/// Encodes envelopes in PostgreSQL's binary COPY format, in the column order of ``columns``:
+/// no escaping, no text parsing of ids and timestamps on either side.
 ///
 /// `uuid` is 16 bytes, `timestamptz` microseconds since 2000-01-01 as a big-endian Int64, `text`
 /// its UTF-8, `jsonb` a version byte (1) and the JSON text; a NULL is a length of -1.
 public enum CopyBinaryEncoder {
+    /// The columns of `tally.events`, in the order rows are encoded.
+    public static let columns =
+        "event_id, occurred_at, name, feature, properties, sent_at, received_at, user_id, anonymous_id, session_id, context, schema_version, violations"
+
     /// The 19-byte header: signature, flags, header-extension length.
     public static let header: [UInt8] =
         Array("PGCOPY\n".utf8) + [0xFF, 0x0D, 0x0A, 0x00] + [0, 0, 0, 0] + [0, 0, 0, 0]

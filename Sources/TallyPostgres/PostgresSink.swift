@@ -136,7 +136,7 @@ public actor PostgresSink: EventSink {
             try await connection.execute("BEGIN")
             do {
                 try await connection.copyIn(
-                    "COPY tally.events (\(CopyRowEncoder.columns)) FROM STDIN (FORMAT binary)",
+                    "COPY tally.events (\(CopyBinaryEncoder.columns)) FROM STDIN (FORMAT binary)",
                     data: rows
                 )
                 var written: Set<ActorKey> = []
@@ -156,7 +156,7 @@ public actor PostgresSink: EventSink {
         try await connection.execute("BEGIN")
         do {
             try await connection.copyIn(
-                "COPY tally_staging (\(CopyRowEncoder.columns)) FROM STDIN (FORMAT binary)",
+                "COPY tally_staging (\(CopyBinaryEncoder.columns)) FROM STDIN (FORMAT binary)",
                 data: rows
             )
             let result = try await connection.query(maintainRollups ? Self.insertStatement : Self.insertOnlyStatement)
@@ -283,8 +283,8 @@ public actor PostgresSink: EventSink {
     // for the same reason: `LIKE tally.events` would need SELECT on the whole table.)
     static let insertStatement = """
         WITH keys AS (
-            INSERT INTO tally.events (\(CopyRowEncoder.columns))
-            SELECT \(CopyRowEncoder.columns) FROM tally_staging
+            INSERT INTO tally.events (\(CopyBinaryEncoder.columns))
+            SELECT \(CopyBinaryEncoder.columns) FROM tally_staging
             ON CONFLICT DO NOTHING
             RETURNING event_id, occurred_at
         ), inserted AS (
@@ -308,8 +308,8 @@ public actor PostgresSink: EventSink {
 
     static let insertOnlyStatement = """
         WITH keys AS (
-            INSERT INTO tally.events (\(CopyRowEncoder.columns))
-            SELECT \(CopyRowEncoder.columns) FROM tally_staging
+            INSERT INTO tally.events (\(CopyBinaryEncoder.columns))
+            SELECT \(CopyBinaryEncoder.columns) FROM tally_staging
             ON CONFLICT DO NOTHING
             RETURNING 1
         )
