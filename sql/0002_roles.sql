@@ -4,14 +4,19 @@
 -- never DELETE, TRUNCATE or DDL. tally_reader can only SELECT. DDL stays with the owner that runs
 -- `tally migrate`. Idempotent.
 
+-- Roles are cluster-wide: migrations of two databases may create them at the same moment.
 DO $$
 BEGIN
-    IF NOT EXISTS (SELECT FROM pg_roles WHERE rolname = 'tally_writer') THEN
-        CREATE ROLE tally_writer NOLOGIN;
-    END IF;
-    IF NOT EXISTS (SELECT FROM pg_roles WHERE rolname = 'tally_reader') THEN
-        CREATE ROLE tally_reader NOLOGIN;
-    END IF;
+    CREATE ROLE tally_writer NOLOGIN;
+EXCEPTION WHEN duplicate_object OR unique_violation THEN
+    NULL;
+END;
+$$;
+DO $$
+BEGIN
+    CREATE ROLE tally_reader NOLOGIN;
+EXCEPTION WHEN duplicate_object OR unique_violation THEN
+    NULL;
 END;
 $$;
 
