@@ -20,8 +20,8 @@ public struct EnvelopeDecoder: Sendable {
         self.maxDepth = maxDepth
     }
 
-    /// Decodes `line`; `fallbackID` is used when it has no `event_id`.
-    public func decode(_ line: UnsafeBufferPointer<UInt8>, fallbackID: @autoclosure () -> EventID)
+    /// Decodes `line`; `fallbackID` is used when it has no `event_id` (nil: the id is required).
+    public func decode(_ line: UnsafeBufferPointer<UInt8>, fallbackID: @autoclosure () -> EventID?)
         throws(EnvelopeDecodingError) -> EventEnvelope
     {
         var parser = JSONParser(bytes: line, maxDepth: maxDepth)
@@ -67,6 +67,9 @@ public struct EnvelopeDecoder: Sendable {
             throw EnvelopeDecodingError(.malformedJSON, path: "$", message: "\(error)")
         }
         if let problem = fields.problem { throw problem }
+        guard let eventID = fields.eventID ?? fallbackID() else {
+            throw EnvelopeDecodingError(.missingField, path: "$.event_id", message: "required")
+        }
         guard let name = fields.name else {
             throw EnvelopeDecodingError(.missingField, path: "$.name", message: "required")
         }
@@ -74,7 +77,7 @@ public struct EnvelopeDecoder: Sendable {
             throw EnvelopeDecodingError(.missingField, path: "$.occurred_at", message: "required")
         }
         return EventEnvelope(
-            eventID: fields.eventID ?? fallbackID(),
+            eventID: eventID,
             name: name,
             feature: fields.feature,
             properties: fields.properties,
