@@ -28,54 +28,20 @@ public enum CopyBinaryEncoder {
         timestamp(event.occurredAt, &bytes)
         text(event.name, &bytes)
         text(event.feature ?? "", &bytes)
-        jsonb(&bytes) { json in
-            json.append(UInt8(ascii: "{"))
-            var first = true
-            event.properties.forEachSorted { key, value in
-                if !first { json.append(UInt8(ascii: ",")) }
-                first = false
-                JSONWriter.appendString(key, to: &json)
-                json.append(UInt8(ascii: ":"))
-                JSONWriter.appendValue(value, to: &json)
-            }
-            json.append(UInt8(ascii: "}"))
-        }
+        jsonb(&bytes) { event.properties.appendJSON(to: &$0) }
         timestamp(event.sentAt, &bytes)
         timestamp(event.receivedAt, &bytes)
         text(event.userID, &bytes)
         text(event.anonymousID, &bytes)
         text(event.sessionID, &bytes)
         if let context = event.context, !context.isEmpty {
-            jsonb(&bytes) { json in
-                json.append(UInt8(ascii: "{"))
-                var first = true
-                for (key, value) in [
-                    ("app_version", context.appVersion), ("app_build", context.appBuild),
-                    ("platform", context.platform),
-                    ("os_version", context.osVersion), ("locale", context.locale),
-                ] {
-                    guard let value else { continue }
-                    if !first { json.append(UInt8(ascii: ",")) }
-                    first = false
-                    JSONWriter.appendString(key, to: &json)
-                    json.append(UInt8(ascii: ":"))
-                    JSONWriter.appendString(value, to: &json)
-                }
-                json.append(UInt8(ascii: "}"))
-            }
+            jsonb(&bytes) { context.appendJSON(to: &$0) }
         } else {
             appendInt32(-1, to: &bytes)
         }
         text(event.schemaVersion, &bytes)
         if let violations = event.violations {
-            jsonb(&bytes) { json in
-                json.append(UInt8(ascii: "["))
-                for (index, violation) in violations.enumerated() {
-                    if index > 0 { json.append(UInt8(ascii: ",")) }
-                    JSONWriter.appendString(violation, to: &json)
-                }
-                json.append(UInt8(ascii: "]"))
-            }
+            jsonb(&bytes) { JSONWriter.appendStrings(violations, to: &$0) }
         } else {
             appendInt32(-1, to: &bytes)
         }

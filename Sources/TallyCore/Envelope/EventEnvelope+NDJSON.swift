@@ -20,16 +20,9 @@ extension EventEnvelope {
             bytes.append(contentsOf: #","feature":"#.utf8)
             JSONWriter.appendString(feature, to: &bytes)
         }
-        bytes.append(contentsOf: #","properties":{"#.utf8)
-        var first = true
-        properties.forEachSorted { key, value in
-            if !first { bytes.append(UInt8(ascii: ",")) }
-            first = false
-            JSONWriter.appendString(key, to: &bytes)
-            bytes.append(UInt8(ascii: ":"))
-            JSONWriter.appendValue(value, to: &bytes)
-        }
-        bytes.append(contentsOf: #"},"occurred_at":""#.utf8)
+        bytes.append(contentsOf: #","properties":"#.utf8)
+        properties.appendJSON(to: &bytes)
+        bytes.append(contentsOf: #","occurred_at":""#.utf8)
         occurredAt.appendRFC3339(to: &bytes)
         bytes.append(UInt8(ascii: "\""))
         appendTimestamp("sent_at", sentAt, to: &bytes)
@@ -38,41 +31,15 @@ extension EventEnvelope {
         appendString("anonymous_id", anonymousID, to: &bytes)
         appendString("session_id", sessionID, to: &bytes)
         if let context, !context.isEmpty {
-            bytes.append(contentsOf: #","context":{"#.utf8)
-            // One call per field, not a loop over an array of pairs: this runs for every event.
-            var firstField = true
-            Self.appendContextField("app_version", context.appVersion, first: &firstField, to: &bytes)
-            Self.appendContextField("app_build", context.appBuild, first: &firstField, to: &bytes)
-            Self.appendContextField("platform", context.platform, first: &firstField, to: &bytes)
-            Self.appendContextField("os_version", context.osVersion, first: &firstField, to: &bytes)
-            Self.appendContextField("locale", context.locale, first: &firstField, to: &bytes)
-            bytes.append(UInt8(ascii: "}"))
+            bytes.append(contentsOf: #","context":"#.utf8)
+            context.appendJSON(to: &bytes)
         }
         appendString("schema_version", schemaVersion, to: &bytes)
         if let violations {
-            bytes.append(contentsOf: #","violations":["#.utf8)
-            for (index, violation) in violations.enumerated() {
-                if index > 0 { bytes.append(UInt8(ascii: ",")) }
-                JSONWriter.appendString(violation, to: &bytes)
-            }
-            bytes.append(UInt8(ascii: "]"))
+            bytes.append(contentsOf: #","violations":"#.utf8)
+            JSONWriter.appendStrings(violations, to: &bytes)
         }
         bytes.append(contentsOf: "}\n".utf8)
-    }
-
-    private static func appendContextField(
-        _ key: StaticString,
-        _ value: String?,
-        first: inout Bool,
-        to bytes: inout [UInt8]
-    ) {
-        guard let value else { return }
-        if !first { bytes.append(UInt8(ascii: ",")) }
-        first = false
-        bytes.append(UInt8(ascii: "\""))
-        key.withUTF8Buffer { bytes.append(contentsOf: $0) }
-        bytes.append(contentsOf: [UInt8(ascii: "\""), UInt8(ascii: ":")])
-        JSONWriter.appendString(value, to: &bytes)
     }
 
     private func appendTimestamp(_ key: StaticString, _ value: Timestamp?, to bytes: inout [UInt8]) {
