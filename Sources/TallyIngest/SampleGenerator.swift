@@ -46,7 +46,7 @@ public struct SampleGenerator: Sendable {
 
     /// Calls `body` with each line (without its newline), in order.
     public func generate(_ body: ([UInt8]) throws -> Void) rethrows {
-        var random = SplitMix(seed: seed)
+        var random = SplitMix64(seed: seed)
         var generator = UUIDv7Generator(seed: seed)
         let span = Int64(days) * 86_400_000_000_000
         let start = end.advanced(byNanoseconds: -span)
@@ -115,22 +115,5 @@ public struct SampleGenerator: Sendable {
                 try body(Array(Self.badLines[((index + 1) / badEvery - 1) % Self.badLines.count].utf8))
             }
         }
-    }
-}
-
-/// SplitMix64: a small, fast, seedable generator.
-struct SplitMix: RandomNumberGenerator {
-    private var state: UInt64
-
-    init(seed: UInt64) {
-        state = seed
-    }
-
-    mutating func next() -> UInt64 {
-        state &+= 0x9E37_79B9_7F4A_7C15
-        var z = state
-        z = (z ^ (z >> 30)) &* 0xBF58_476D_1CE4_E5B9
-        z = (z ^ (z >> 27)) &* 0x94D0_49BB_1331_11EB
-        return z ^ (z >> 31)
     }
 }

@@ -9,7 +9,7 @@
 public struct UUIDv7Generator: Sendable {
     private var lastMilliseconds: Int64 = 0
     private var counter: UInt64 = 0
-    private var randomState: UInt64
+    private var random: SplitMix64
 
     /// A generator seeded from the system's secure random source.
     public init() {
@@ -19,7 +19,7 @@ public struct UUIDv7Generator: Sendable {
 
     /// A generator with a fixed seed, for reproducible tests.
     public init(seed: UInt64) {
-        randomState = seed
+        random = SplitMix64(seed: seed)
     }
 
     /// The next id, stamped with `timestamp`'s millisecond (or the last one used, if later).
@@ -27,7 +27,7 @@ public struct UUIDv7Generator: Sendable {
         var milliseconds = timestamp.millisecondsSinceEpoch
         if milliseconds > lastMilliseconds {
             // Start low in the 12-bit space so a burst in one millisecond rarely overflows.
-            counter = nextRandom() & 0x3FF
+            counter = random.next() & 0x3FF
         } else {
             milliseconds = lastMilliseconds
             counter += 1
@@ -38,16 +38,7 @@ public struct UUIDv7Generator: Sendable {
         }
         lastMilliseconds = milliseconds
         let high = UInt64(truncatingIfNeeded: milliseconds) << 16 | 0x7000 | counter
-        let low = (nextRandom() & 0x3FFF_FFFF_FFFF_FFFF) | 0x8000_0000_0000_0000
+        let low = (random.next() & 0x3FFF_FFFF_FFFF_FFFF) | 0x8000_0000_0000_0000
         return EventID(high: high, low: low)
-    }
-
-    /// SplitMix64: passes BigCrush, one multiply-xorshift chain per value.
-    private mutating func nextRandom() -> UInt64 {
-        randomState &+= 0x9E37_79B9_7F4A_7C15
-        var z = randomState
-        z = (z ^ (z >> 30)) &* 0xBF58_476D_1CE4_E5B9
-        z = (z ^ (z >> 27)) &* 0x94D0_49BB_1331_11EB
-        return z ^ (z >> 31)
     }
 }

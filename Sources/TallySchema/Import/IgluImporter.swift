@@ -98,8 +98,8 @@ public struct IgluImporter: Sendable {
         let body = Self.draft07(
             JSONValue.object(members.filter { $0.key != "self" && $0.key != "$schema" && $0.key != "$supersededBy" })
         )
-        let feature = Self.snakeCase(vendor)
-        let eventName = Self.snakeCase(name)
+        let feature = NamingRules.snakeCase(vendor)
+        let eventName = NamingRules.snakeCase(name)
         if eventName != name { report.renamed.append("\(vendor)/\(name) → \(eventName)") }
         return builder.add(
             feature: feature,
@@ -131,26 +131,5 @@ public struct IgluImporter: Sendable {
             return .object(result)
         default: return value
         }
-    }
-
-    /// `com.snowplowanalytics.mobile` → `com_snowplowanalytics_mobile`; `screenView` → `screen_view`.
-    static func snakeCase(_ text: String) -> String {
-        var result = ""
-        var previousWasLower = false
-        for scalar in text.unicodeScalars {
-            if CharacterSet.uppercaseLetters.contains(scalar) {
-                if previousWasLower { result.append("_") }
-                result.append(String(scalar).lowercased())
-                previousWasLower = false
-            } else if CharacterSet.alphanumerics.contains(scalar) && scalar.isASCII {
-                result.unicodeScalars.append(scalar)
-                previousWasLower = true
-            } else {
-                if !result.hasSuffix("_") && !result.isEmpty { result.append("_") }
-                previousWasLower = false
-            }
-        }
-        while result.hasSuffix("_") { result.removeLast() }
-        return result
     }
 }

@@ -27,7 +27,7 @@ public struct SegmentImporter: Sendable {
             return report
         }
         let title = plan["display_name"]?.stringValue ?? plan["name"]?.stringValue ?? "segment"
-        let featureName = feature ?? IgluImporter.snakeCase(title)
+        let featureName = feature ?? NamingRules.snakeCase(title)
         guard case .array(let events)? = plan["rules"]?["events"] else {
             report.refusals.append(.init(source: "\(file) $.rules.events", reason: "no events in the plan"))
             return report
@@ -44,7 +44,7 @@ public struct SegmentImporter: Sendable {
                 report.refusals.append(.init(source: source, reason: "event without a name"))
                 continue
             }
-            let name = IgluImporter.snakeCase(originalName)
+            let name = NamingRules.snakeCase(originalName)
             if name != originalName { report.renamed.append("\(originalName) → \(name)") }
             let versionNumber =
                 event["version"].flatMap { value -> Int? in

@@ -1,3 +1,5 @@
+import Foundation
+
 /// tally's naming rules for features, screens, events and properties.
 public enum NamingRules {
     /// Lowercase snake_case: `[a-z][a-z0-9]*` parts joined by single underscores.
@@ -34,17 +36,25 @@ public enum NamingRules {
         )
     }
 
-    /// The snake_case of a Swift type name: `EpisodeListScreen` → `episode_list_screen`.
-    public static func snakeCase(fromTypeName name: String) -> String {
+    /// Lowercase snake_case of any name: `EpisodeListScreen` → `episode_list_screen`,
+    /// `com.snowplowanalytics.mobile` → `com_snowplowanalytics_mobile`, `Order Completed` → `order_completed`.
+    public static func snakeCase(_ text: String) -> String {
         var result = ""
-        for (index, character) in name.enumerated() {
-            if character.isUppercase {
-                if index > 0 { result.append("_") }
-                result.append(contentsOf: character.lowercased())
+        var previousWasLower = false
+        for scalar in text.unicodeScalars {
+            if CharacterSet.uppercaseLetters.contains(scalar) {
+                if previousWasLower { result.append("_") }
+                result.append(String(scalar).lowercased())
+                previousWasLower = false
+            } else if CharacterSet.alphanumerics.contains(scalar) && scalar.isASCII {
+                result.unicodeScalars.append(scalar)
+                previousWasLower = true
             } else {
-                result.append(character)
+                if !result.hasSuffix("_") && !result.isEmpty { result.append("_") }
+                previousWasLower = false
             }
         }
+        while result.hasSuffix("_") { result.removeLast() }
         return result
     }
 
