@@ -141,7 +141,7 @@ let package = Package(
         .testTarget(
             name: "TallyPipelineTests",
             dependencies: [
-                "TallyPipeline", "TallyCore", "TallySchema", "Tracking",
+                "TallyPipeline", "TallyCore", "TallySchema", "Tracking", "TallyTestSupport",
                 .product(name: "InMemoryLogging", package: "swift-log"),
                 .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
             ],
@@ -167,12 +167,12 @@ let package = Package(
         ),
         .testTarget(
             name: "PostgresTests",
-            dependencies: ["TallyPostgres", "TallyCore", "TallyReports", "TallyIngest"],
+            dependencies: ["TallyPostgres", "TallyCore", "TallyReports", "TallyIngest", "TallyTestSupport"],
             swiftSettings: strict
         ),
         .testTarget(
             name: "ProcessTests",
-            dependencies: ["TallyFileStore", "TallyCore", "TallySchema"],
+            dependencies: ["TallyFileStore", "TallyCore", "TallySchema", "TallyTestSupport"],
             swiftSettings: strict
         ),
     ]

@@ -1,5 +1,6 @@
 import Foundation
 import TallyPostgres
+import TallyTestSupport
 
 /// A database of its own for one test, on the throwaway cluster scripts/test.sh starts
 /// (`$TALLY_TEST_DATABASE_URL`). Tests skip, saying so, when there is none.
@@ -33,33 +34,10 @@ struct TestDatabase {
         await admin.close()
     }
 
-    static var repository: String {
-        var url = URL(fileURLWithPath: #filePath)
-        while !FileManager.default.fileExists(atPath: url.appendingPathComponent("Package.swift").path) {
-            url.deleteLastPathComponent()
-        }
-        return url.path
-    }
+    static var repository: String { ConformanceData.repositoryRoot!.path }
 
-    /// Runs the built `tally` with `arguments`.
+    /// Runs the built `tally` with `arguments`, from the repository root.
     static func tally(_ arguments: [String]) throws -> (status: Int32, stdout: String, stderr: String) {
-        var directory = URL(fileURLWithPath: CommandLine.arguments[0]).resolvingSymlinksInPath()
-        while directory.path != "/" {
-            directory.deleteLastPathComponent()
-            if FileManager.default.fileExists(atPath: directory.appendingPathComponent("tally").path) { break }
-        }
-        let process = Process()
-        process.executableURL = directory.appendingPathComponent("tally")
-        process.arguments = arguments
-        process.currentDirectoryURL = URL(fileURLWithPath: repository)
-        let output = Pipe()
-        let errors = Pipe()
-        process.standardOutput = output
-        process.standardError = errors
-        try process.run()
-        let out = output.fileHandleForReading.readDataToEndOfFile()
-        let err = errors.fileHandleForReading.readDataToEndOfFile()
-        process.waitUntilExit()
-        return (process.terminationStatus, String(decoding: out, as: UTF8.self), String(decoding: err, as: UTF8.self))
+        try ChildProcess("tally", arguments: arguments).wait()
     }
 }

@@ -1,6 +1,7 @@
 import Foundation
 import TallyCore
 import TallyFileStore
+import TallyTestSupport
 import Testing
 
 /// SIGTERM and SIGINT to a real process that is tracking: everything `track()` accepted is in

@@ -1,4 +1,5 @@
 import Foundation
+import TallyTestSupport
 import Testing
 
 /// `tally ingest` and `tally summary` as a user runs them.

@@ -1,16 +1,11 @@
 import Foundation
+import TallyTestSupport
 import Testing
 
 /// `tally schema …` as a user runs it: exit codes, messages, files named.
 @Suite("tally schema (CLI)")
 struct SchemaCommandTests {
-    static var repository: String {
-        var url = URL(fileURLWithPath: #filePath)
-        while !FileManager.default.fileExists(atPath: url.appendingPathComponent("Package.swift").path) {
-            url.deleteLastPathComponent()
-        }
-        return url.path
-    }
+    static var repository: String { ConformanceData.repositoryRoot!.path }
 
     static func run(_ arguments: [String], environment: [String: String] = [:]) throws -> (
         status: Int32, stdout: String, stderr: String

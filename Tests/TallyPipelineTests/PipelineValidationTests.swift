@@ -2,17 +2,14 @@ import Foundation
 import TallyCore
 import TallyPipeline
 import TallySchema
+import TallyTestSupport
 import Testing
 
 @Suite("Pipeline validation")
 struct PipelineValidationTests {
-    static let registry: SchemaRegistry = {
-        var url = URL(fileURLWithPath: #filePath)
-        while !FileManager.default.fileExists(atPath: url.appendingPathComponent("Package.swift").path) {
-            url.deleteLastPathComponent()
-        }
-        return try! SchemaRegistry.load(directory: url.appendingPathComponent("Examples/registry").path)
-    }()
+    static let registry = try! SchemaRegistry.load(
+        directory: ConformanceData.repositoryRoot!.appendingPathComponent("Examples/registry").path
+    )
 
     static func mixedBatch() -> (good: [EventEnvelope], bad: [EventEnvelope]) {
         var generator = UUIDv7Generator(seed: 3)

@@ -1,14 +1,15 @@
-import Foundation
+public import Foundation
 
 /// Runs one of the package's executables as a child process, the way a user would.
-struct ChildProcess {
-    let process = Process()
+public struct ChildProcess {
+    /// The running process.
+    public let process = Process()
     private let standardError = Pipe()
     private let standardOutput = Pipe()
 
     /// The directory of the built executables: next to the test bundle (`.build/debug`), or
     /// `$TALLY_BIN_DIR`.
-    static var binaryDirectory: URL {
+    public static var binaryDirectory: URL {
         if let override = ProcessInfo.processInfo.environment["TALLY_BIN_DIR"] {
             return URL(fileURLWithPath: override)
         }
@@ -20,9 +21,12 @@ struct ChildProcess {
         return URL(fileURLWithPath: FileManager.default.currentDirectoryPath + "/.build/debug")
     }
 
-    init(_ executable: String, arguments: [String], environment: [String: String] = [:]) throws {
+    /// Starts `executable` with `arguments` in the repository root (so relative paths such as
+    /// `Examples/registry` work), with `environment` added to this process's own.
+    public init(_ executable: String, arguments: [String], environment: [String: String] = [:]) throws {
         process.executableURL = Self.binaryDirectory.appendingPathComponent(executable)
         process.arguments = arguments
+        if let root = ConformanceData.repositoryRoot { process.currentDirectoryURL = root }
         if !environment.isEmpty {
             process.environment = ProcessInfo.processInfo.environment.merging(environment) { _, new in new }
         }
@@ -31,12 +35,13 @@ struct ChildProcess {
         try process.run()
     }
 
-    func signal(_ signal: Int32) {
+    /// Sends `signal` to the process.
+    public func signal(_ signal: Int32) {
         kill(process.processIdentifier, signal)
     }
 
     /// Waits for the exit and returns the status with everything written to stdout and stderr.
-    func wait() -> (status: Int32, stdout: String, stderr: String) {
+    public func wait() -> (status: Int32, stdout: String, stderr: String) {
         // Read before waiting, so that a full pipe cannot stall the child.
         let output = standardOutput.fileHandleForReading.readDataToEndOfFile()
         let errors = standardError.fileHandleForReading.readDataToEndOfFile()
