@@ -15,7 +15,6 @@ public actor PostgresSink: EventSink {
     private let logger: Logger
     /// Idle connections; one per concurrent write (``maxConcurrentWrites``), opened on demand.
     private var idle: [PostgresConnection] = []
-    private var open = 0
     /// Rows inserted into `tally.events`.
     public private(set) var inserted = 0
     /// Rows skipped because their `event_id` was already stored.
@@ -43,7 +42,7 @@ public actor PostgresSink: EventSink {
             try await load(batch, on: connection)
             idle.append(connection)
         } catch let error as PostgresError where error.isConnectionProblem {
-            open -= 1  // dropped: the next write opens a new one
+            // Dropped (not returned to the idle list): the next write opens a new one.
             throw error
         } catch {
             idle.append(connection)
@@ -54,18 +53,13 @@ public actor PostgresSink: EventSink {
     public func shutdown() async throws {
         for connection in idle { await connection.close() }
         idle = []
-        open = 0
     }
 
+    /// An idle connection, or a new one: the pipeline never runs more writes than
+    /// ``maxConcurrentWrites``, so at most that many exist.
     private func acquire() async throws -> PostgresConnection {
         if let connection = idle.popLast() { return connection }
-        open += 1
-        do {
-            return try await connect()
-        } catch {
-            open -= 1
-            throw error
-        }
+        return try await connect()
     }
 
     private func connect() async throws -> PostgresConnection {

@@ -22,9 +22,6 @@ public struct IOError: Error, Sendable, Hashable, CustomStringConvertible {
         self.errno = errno
     }
 
-    /// `ENOSPC` and friends: the kind of error a retry may fix once space is freed.
-    public var isDiskFull: Bool { errno == ENOSPC || errno == EDQUOT }
-
     public var description: String {
         "\(operation) \(path): \(String(cString: strerror(errno)))"
     }

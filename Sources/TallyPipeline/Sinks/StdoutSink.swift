@@ -40,13 +40,6 @@ public struct StdoutSink: EventSink {
         try FileDescriptorWriter.writeAll(bytes, to: STDOUT_FILENO, path: "<stdout>")
     }
 
-    /// The human line for one event, with its trailing newline.
-    public static func humanLine(_ event: EventEnvelope) -> String {
-        var bytes: [UInt8] = []
-        appendHumanLine(event, to: &bytes)
-        return String(decoding: bytes, as: UTF8.self)
-    }
-
     private static func appendHumanLine(_ event: EventEnvelope, to bytes: inout [UInt8]) {
         let time = event.occurredAt.rfc3339.utf8
         // hh:mm:ss.mmm out of yyyy-mm-ddThh:mm:ss.ffffffZ
