@@ -190,7 +190,8 @@ public actor PostgresSink: EventSink {
     struct ActorKey: Hashable {
         var day: Int64
         var feature: String
-        var actor: String
+        /// Byte-exact: ids that differ only in Unicode normalization are two users to PostgreSQL.
+        var actor: ExactString
     }
 
     /// (day, feature, actor) rows known to be in `tally.daily_actors`: inserting them again is a
@@ -209,25 +210,32 @@ public actor PostgresSink: EventSink {
     > {
         struct Key: Hashable {
             var hour: Int64
-            var feature: String
-            var name: String
+            var feature: ExactString
+            var name: ExactString
         }
-        var groups: [Key: (count: Int, first: Timestamp, last: Timestamp)] = [:]
+        struct Group {
+            var count = 0
+            var first: Timestamp
+            var last: Timestamp
+            // Through `inout` on the dictionary's `default:` subscript: one hash lookup per event.
+            mutating func add(_ time: Timestamp) {
+                count += 1
+                if time < first { first = time }
+                if last < time { last = time }
+            }
+        }
+        var groups: [Key: Group] = [:]
         var actors = Set<ActorKey>()
         for event in events {
             let seconds = event.occurredAt.secondsSinceEpoch
             let hour = seconds - ((seconds % 3_600) + 3_600) % 3_600
-            let key = Key(hour: hour, feature: event.feature ?? "", name: event.name)
-            if let group = groups[key] {
-                groups[key] = (group.count + 1, min(group.first, event.occurredAt), max(group.last, event.occurredAt))
-            } else {
-                groups[key] = (1, event.occurredAt, event.occurredAt)
-            }
+            let key = Key(hour: hour, feature: ExactString(event.feature ?? ""), name: ExactString(event.name))
+            groups[key, default: Group(first: event.occurredAt, last: event.occurredAt)].add(event.occurredAt)
             if let actor = event.actorID {
                 let row = ActorKey(
                     day: hour / 86_400 - (hour < 0 && hour % 86_400 != 0 ? 1 : 0),
-                    feature: key.feature,
-                    actor: actor
+                    feature: key.feature.string,
+                    actor: ExactString(actor)
                 )
                 if !knownActors.contains(row) { actors.insert(row) }
             }
@@ -242,8 +250,8 @@ public actor PostgresSink: EventSink {
         }
         for (key, group) in orderedGroups {
             columns[0].append(Timestamp(secondsSinceEpoch: key.hour).rfc3339)
-            columns[1].append(key.feature)
-            columns[2].append(key.name)
+            columns[1].append(key.feature.string)
+            columns[2].append(key.name.string)
             columns[3].append(String(group.count))
             columns[4].append(group.first.rfc3339)
             columns[5].append(group.last.rfc3339)
@@ -251,7 +259,7 @@ public actor PostgresSink: EventSink {
         for actor in actors.sorted(by: { ($0.day, $0.feature, $0.actor) < ($1.day, $1.feature, $1.actor) }) {
             columns[6].append(CivilDate(daysSinceEpoch: actor.day).isoString)
             columns[7].append(actor.feature)
-            columns[8].append(actor.actor)
+            columns[8].append(actor.actor.string)
         }
         try await connection.queryPrepared(Self.rollupStatementName, columns.map { Self.arrayLiteral($0) })
         return actors

@@ -17,7 +17,7 @@ public struct FileStoreSummarizer: Sendable {
 
     fileprivate struct Accumulator {
         var events = 0
-        var users = Set<String>()
+        var users = Set<ExactString>()  // byte-exact, as PostgreSQL counts them
         var names = Set<String>()
         var first = Timestamp(nanosecondsSinceEpoch: .max)
         var last = Timestamp(nanosecondsSinceEpoch: .min)
@@ -76,7 +76,7 @@ public struct FileStoreSummarizer: Sendable {
 extension FileStoreSummarizer.Accumulator {
     mutating func add(_ event: EventEnvelope) {
         events += 1
-        if let actor = event.actorID { users.insert(actor) }
+        if let actor = event.actorID { users.insert(ExactString(actor)) }
         names.insert(event.name)
         if event.occurredAt < first { first = event.occurredAt }
         if last < event.occurredAt { last = event.occurredAt }

@@ -152,6 +152,37 @@ struct PostgresStoreTests {
         await connection.close()
     }
 
+    @Test("user ids that differ only in Unicode normalization are two users, in every summary")
+    func usersAreCountedByteExact() async throws {
+        guard let database = try await TestDatabase.create() else { return }
+        defer { Task { await database.drop() } }
+        #expect(try TestDatabase.tally(["migrate", "--database-url", database.url]).status == 0)
+        let data = NSTemporaryDirectory() + "tally-pg-" + UUID().uuidString
+        defer { try? FileManager.default.removeItem(atPath: data) }
+        // "José" precomposed and decomposed: equal as Swift Strings, two different ids to PostgreSQL.
+        let input = data + ".ndjson"
+        defer { try? FileManager.default.removeItem(atPath: input) }
+        try [
+            #"{"name":"a_viewed","feature":"a","occurred_at":"2026-11-22T10:00:00Z","user_id":"Jos\u00e9"}"#,
+            #"{"name":"a_viewed","feature":"a","occurred_at":"2026-11-22T10:00:01Z","user_id":"Jose\u0301"}"#,
+        ].joined(separator: "\n").write(toFile: input, atomically: true, encoding: .utf8)
+        for sink in ["postgres", "file"] {
+            let ingest = try TestDatabase.tally([
+                "ingest", input, "--sink", sink, "--database-url", database.url, "--data-dir", data, "--quiet",
+            ])
+            #expect(ingest.status == 0, "\(ingest.stderr)")
+        }
+        for source in [
+            ["--database-url", database.url], ["--database-url", database.url, "--exact"], ["--data-dir", data],
+        ] {
+            let summary = try TestDatabase.tally(["summary", "--by", "feature", "--format", "csv"] + source)
+            #expect(
+                summary.stdout.split(separator: "\n").last?.split(separator: ",").dropFirst(2).first == "2",
+                "\(source)"
+            )
+        }
+    }
+
     @Test("an applied migration that was edited is refused")
     func editedMigration() async throws {
         guard let database = try await TestDatabase.create() else { return }

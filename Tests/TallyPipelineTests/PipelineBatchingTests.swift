@@ -31,6 +31,22 @@ struct PipelineBatchingTests {
         #expect(sink.batches.map(\.count) == [10, 10, 5], "shutdown drains the partial batch")
     }
 
+    @Test("a batch size above the queue capacity still flushes by count, never waiting for the interval")
+    func batchLargerThanQueue() async throws {
+        let clock = ManualClock()
+        let sink = InMemorySink()
+        var configuration = Self.configuration()
+        configuration.maxBatchSize = 50
+        configuration.queueCapacity = 8
+        configuration.overflowPolicy = .block
+        let pipeline = EventPipeline(sinks: [sink], configuration: configuration, clock: clock)
+        try await pipeline.running {
+            try await pipeline.send(contentsOf: TestEvents.events(count: 40))
+            await sink.waitForEvents(count: 40)
+            #expect(clock.now.offset == .zero, "no time passed")
+        }
+    }
+
     @Test("a partial batch is written when the interval passes")
     func flushByInterval() async throws {
         let clock = ManualClock()
@@ -162,9 +178,14 @@ struct PipelineBatchingTests {
             #expect(healthy.batches.count == 5)
             #expect(failing.writeAttempts == 1)
             #expect(clock.now.offset == .zero)
-            // Let the failing sink give up so that shutdown does not wait for it.
+            // Let the failing sink recover so that shutdown does not wait for it. Advance until it
+            // has written everything: its worker may not be asleep yet (advancing once could come
+            // before the sleep starts, which then never ends).
             failing.fail(with: nil)
-            clock.advance(by: .seconds(60))
+            for _ in 0..<5_000 where failing.eventCount < 50 {
+                clock.advance(by: .seconds(60))
+                try await Task.sleep(for: .milliseconds(1))
+            }
         }
         #expect(healthy.eventCount == 50)
         #expect(failing.eventCount + Int(pipeline.statistics.deadLettered) == 50)

@@ -1,7 +1,8 @@
 /// How an ``EventPipeline`` batches, queues and retries. Every field has a default.
 public struct PipelineConfiguration: Sendable, Hashable {
     /// The most events in one batch: as soon as this many are queued, the batcher takes everything
-    /// queued and writes it in batches of at most this size.
+    /// queued and writes it in batches of at most this size. A batch never waits for more events
+    /// than ``queueCapacity`` can hold.
     public var maxBatchSize: Int
     /// The longest an event waits for a batch to fill before it is written anyway.
     public var batchInterval: Duration

@@ -46,7 +46,8 @@ final class EventBuffer: Sendable {
 
     init(capacity: Int, maxBatchSize: Int, policy: OverflowPolicy) {
         self.capacity = capacity
-        self.maxBatchSize = maxBatchSize
+        // A batch larger than the queue would never fill: it would wait for the flush interval.
+        self.maxBatchSize = min(maxBatchSize, capacity)
         self.policy = policy
         var initial = State()
         initial.events.reserveCapacity(min(capacity, 65_536))

@@ -30,7 +30,8 @@ struct IngestCommand: AsyncParsableCommand {
             reason, message and the raw line) that you can fix and ingest again.
 
             Exit codes: 0 done (rejects within --max-rejects); 64 usage error; 65 more lines rejected than \
-            --max-rejects (reading stopped there); 74 an input could not be read or events could not be stored \
+            --max-rejects (reading stopped there); 69 the database could not be reached or refused the connection \
+            (nothing was read; try again later); 74 an input could not be read or events could not be stored \
             (they are in the dead-letter files); 75 interrupted by SIGTERM/SIGINT (everything accepted was stored; \
             run again to finish: ids are stable).
 
@@ -116,10 +117,12 @@ struct IngestCommand: AsyncParsableCommand {
         let pipeline = EventPipeline(
             sinks: eventSinks,
             deadLetters: FileDeadLetterSink(directory: store.dataDir),
-            // Bounded memory whatever the input: ~20k events in flight at most (queue, batcher, sink queues).
+            // Bounded memory whatever the input: ~30k events in flight at most (queue, batcher, sink queues).
+            // 5,000-event batches: PostgreSQL's per-statement and rollup costs shrink with batch size
+            // (2,000: rollups +30%, 5,000: +20% on the benchmark).
             configuration: PipelineConfiguration(
-                maxBatchSize: 2_000,
-                queueCapacity: 8_000,
+                maxBatchSize: 5_000,
+                queueCapacity: 10_000,
                 overflowPolicy: .block,
                 sinkQueueDepth: 2,
                 // Long enough to ride out a database restart (about 25 s of retries) before giving up.
@@ -195,6 +198,12 @@ struct IngestCommand: AsyncParsableCommand {
                 Terminal.error("the database has no tally tables yet: run `tally migrate` first")
                 throw ExitCode(74)
             }
+        } catch let error as PostgresError where error.isConnectionProblem {
+            Terminal.error(
+                "cannot connect to the database: \(error.message)\n"
+                    + "  check --database-url (or DATABASE_URL / PG*) and that the server is up; `tally doctor` tells more"
+            )
+            throw ExitCode(69)
         } catch let error as PostgresError {
             Terminal.error("cannot use the database: \(error.message)")
             throw ExitCode(74)
