@@ -129,7 +129,12 @@ let package = Package(
         ),
 
         // Helpers shared by the test targets (conformance data lookup).
-        .target(name: "TallyTestSupport", path: "Tests/TallyTestSupport", swiftSettings: strict),
+        .target(
+            name: "TallyTestSupport",
+            dependencies: ["TallyCore", "TallyPostgres"],
+            path: "Tests/TallyTestSupport",
+            swiftSettings: strict
+        ),
 
         .testTarget(name: "TrackingMocksTests", dependencies: ["Tracking", "TrackingMocks"], swiftSettings: strict),
         .testTarget(name: "TallyCoreTests", dependencies: ["TallyCore", "TallyTestSupport"], swiftSettings: strict),
@@ -168,6 +173,11 @@ let package = Package(
         .testTarget(
             name: "PostgresTests",
             dependencies: ["TallyPostgres", "TallyCore", "TallyReports", "TallyIngest", "TallyTestSupport"],
+            swiftSettings: strict
+        ),
+        .testTarget(
+            name: "FaultTests",
+            dependencies: ["TallyPostgres", "TallyCore", "TallyFileStore", "TallyTestSupport"],
             swiftSettings: strict
         ),
         .testTarget(

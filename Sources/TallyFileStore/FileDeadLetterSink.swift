@@ -38,7 +38,7 @@ public actor FileDeadLetterSink: DeadLetterSink {
             bytes.removeLast()  // the envelope's newline
             bytes.append(contentsOf: "}\n".utf8)
         }
-        try FileStoreLayout.makeDirectories(layout.deadLetterDirectory)
+        try Directory.create(layout.deadLetterDirectory)
         let path = layout.deadLetterFile(day: letter.failedAt.utcDate)
         let descriptor = systemOpen(path, O_WRONLY | O_APPEND | O_CREAT | O_CLOEXEC, 0o644)
         guard descriptor >= 0 else { throw IOError(operation: "open", path: path, errno: errno) }

@@ -146,7 +146,7 @@ public actor FileSink: EventSink {
             close(oldest.descriptor)
             openFiles[oldestDay] = nil
         }
-        try FileStoreLayout.makeDirectories(layout.eventsDirectory)
+        try Directory.create(layout.eventsDirectory)
         let segment = try layout.eventSegments().filter { $0.day == day }.map(\.number).max() ?? 0
         return try open(path: layout.eventFile(day: day, segment: segment), segment: segment)
     }

@@ -106,15 +106,4 @@ public struct FileStoreLayout: Sendable, Hashable {
         }
         return names
     }
-
-    /// Creates `path` and its parents (mode 0755), like `mkdir -p`.
-    public static func makeDirectories(_ path: String) throws(IOError) {
-        var current = path.hasPrefix("/") ? "" : "."
-        for component in path.split(separator: "/") {
-            current += "/" + component
-            if mkdir(current, 0o755) != 0 && errno != EEXIST {
-                throw IOError(operation: "mkdir", path: current, errno: errno)
-            }
-        }
-    }
 }

@@ -56,13 +56,7 @@ public final class RejectWriter {
         guard !buffer.isEmpty else { return }
         if descriptor < 0 {
             let directory = (path as NSString).deletingLastPathComponent
-            if !directory.isEmpty {
-                do {
-                    try FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: true)
-                } catch {
-                    throw IOError(operation: "mkdir", path: directory, errno: EACCES)
-                }
-            }
+            if !directory.isEmpty { try Directory.create(directory) }
             descriptor = open(path, O_WRONLY | O_APPEND | O_CREAT | O_CLOEXEC, 0o644)
             guard descriptor >= 0 else { throw IOError(operation: "open", path: path, errno: errno) }
         }

@@ -1,6 +1,7 @@
 import Foundation
 import TallyCore
 import TallyPostgres
+import TallyTestSupport
 import Testing
 
 /// The PostgreSQL store against a real server: migrations, exact loads, rollups, summaries,

@@ -1,4 +1,5 @@
 public import Foundation
+import TallyCore
 
 /// Runs one of the package's executables as a child process, the way a user would.
 public struct ChildProcess {
@@ -23,8 +24,18 @@ public struct ChildProcess {
 
     /// Starts `executable` with `arguments` in the repository root (so relative paths such as
     /// `Examples/registry` work), with `environment` added to this process's own.
-    public init(_ executable: String, arguments: [String], environment: [String: String] = [:]) throws {
-        process.executableURL = Self.binaryDirectory.appendingPathComponent(executable)
+    /// `executable` may also be an absolute path (a system tool). `standardInput`, when given, is
+    /// the child's stdin.
+    public init(
+        _ executable: String,
+        arguments: [String],
+        environment: [String: String] = [:],
+        standardInput: FileHandle? = nil
+    ) throws {
+        process.executableURL =
+            executable.hasPrefix("/")
+            ? URL(fileURLWithPath: executable) : Self.binaryDirectory.appendingPathComponent(executable)
+        if let standardInput { process.standardInput = standardInput }
         process.arguments = arguments
         if let root = ConformanceData.repositoryRoot { process.currentDirectoryURL = root }
         if !environment.isEmpty {
@@ -41,13 +52,44 @@ public struct ChildProcess {
     }
 
     /// Waits for the exit and returns the status with everything written to stdout and stderr.
-    public func wait() -> (status: Int32, stdout: String, stderr: String) {
-        // Read before waiting, so that a full pipe cannot stall the child.
+    ///
+    /// With a `timeout`, a child still running after it is killed (SIGKILL) and the status is
+    /// ``timedOutStatus``: a hang fails the test instead of stalling the suite.
+    public func wait(timeout: Duration? = nil) -> (status: Int32, stdout: String, stderr: String) {
+        // Both pipes are drained at once, so that a full one cannot stall the child.
+        let errors = Locked(Data())
+        let drained = DispatchGroup()
+        drained.enter()
+        let errorHandle = standardError.fileHandleForReading
+        DispatchQueue.global().async {
+            let data = errorHandle.readDataToEndOfFile()
+            errors.withLock { $0 = data }
+            drained.leave()
+        }
+        let timedOut = Locked(false)
+        if let timeout {
+            let pid = process.processIdentifier
+            let (seconds, attoseconds) = timeout.components
+            let deadline =
+                DispatchTime.now() + .nanoseconds(Int(seconds) * 1_000_000_000 + Int(attoseconds / 1_000_000_000))
+            let process = self.process
+            DispatchQueue.global().asyncAfter(deadline: deadline) {
+                if process.isRunning {
+                    timedOut.withLock { $0 = true }
+                    kill(pid, SIGKILL)
+                }
+            }
+        }
         let output = standardOutput.fileHandleForReading.readDataToEndOfFile()
-        let errors = standardError.fileHandleForReading.readDataToEndOfFile()
+        drained.wait()
         process.waitUntilExit()
         return (
-            process.terminationStatus, String(decoding: output, as: UTF8.self), String(decoding: errors, as: UTF8.self)
+            timedOut.withLock { $0 } ? Self.timedOutStatus : process.terminationStatus,
+            String(decoding: output, as: UTF8.self),
+            String(decoding: errors.withLock { $0 }, as: UTF8.self)
         )
     }
+
+    /// The status ``wait(timeout:)`` returns for a child it had to kill.
+    public static let timedOutStatus: Int32 = -1
 }

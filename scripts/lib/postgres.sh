@@ -49,6 +49,25 @@ tally_pg_start() {
     export TALLY_PG_ROOT="$root" TALLY_PG_PORT="$port" TALLY_PG_BINDIR="$bindir" TALLY_PG_USER="$user"
     export TALLY_PG_SOCKET="$root/socket"
     export TALLY_TEST_DATABASE_URL="postgresql://tally_admin:$password@127.0.0.1:$port/postgres"
+    # What scripts/pg-cluster.sh needs to find this cluster again.
+    printf 'TALLY_PG_ROOT=%s\nTALLY_PG_PORT=%s\nTALLY_PG_BINDIR=%s\nTALLY_PG_USER=%s\nTALLY_PG_SOCKET=%s\nTALLY_TEST_DATABASE_URL=%s\n' \
+        "$root" "$port" "$bindir" "$user" "$root/socket" "$TALLY_TEST_DATABASE_URL" >"$root/cluster.env"
+    chmod 600 "$root/cluster.env"
+}
+
+# tally_pg_load DIR: exports the TALLY_PG_* variables of the cluster under DIR.
+tally_pg_load() {
+    [ -f "$1/cluster.env" ] || { echo "error: no cluster under $1 (start one first)" >&2; return 1; }
+    set -a
+    # shellcheck disable=SC1091
+    source "$1/cluster.env"
+    set +a
+}
+
+# tally_pg_restart MODE: restarts the current cluster (fast or immediate), same port and socket.
+tally_pg_restart() {
+    tally_pg_run "${TALLY_PG_USER:-}" "$TALLY_PG_BINDIR/pg_ctl" -D "$TALLY_PG_ROOT/data" -l "$TALLY_PG_ROOT/server.log" \
+        -m "${1:-fast}" -w -t 60 restart >/dev/null
 }
 
 tally_pg_stop() {

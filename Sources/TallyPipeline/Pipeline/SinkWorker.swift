@@ -11,6 +11,10 @@ struct SinkWorker: Sendable {
     let deadLetters: any DeadLetterSink
     let counters: Locked<SinkCounters>
     let logger: Logger
+    /// Set when a batch used up its retries, cleared by the next successful write. While set, a
+    /// failed batch is dead-lettered after one attempt: during a known outage each batch would
+    /// otherwise wait out the whole backoff schedule before the next one could fail.
+    let givenUp = Locked(false)
 
     /// Processes work until the queue is finished, then shuts the sink down.
     func run() async {
@@ -65,9 +69,19 @@ struct SinkWorker: Sendable {
             do {
                 try await sink.write(events)
                 counters.withLock { $0.delivered[sink.name, default: 0] += UInt64(events.count) }
+                givenUp.withLock { $0 = false }
                 return
             } catch {
+                if givenUp.withLock({ $0 }) {
+                    await deadLetter(
+                        events,
+                        reason: "\(error) (the sink is still failing after an earlier batch used up its retries)",
+                        attempts: attempt
+                    )
+                    return
+                }
                 guard attempt < retry.maxAttempts, !Task.isCancelled else {
+                    givenUp.withLock { $0 = true }
                     await deadLetter(events, reason: "\(error)", attempts: attempt)
                     return
                 }

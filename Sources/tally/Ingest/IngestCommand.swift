@@ -31,7 +31,8 @@ struct IngestCommand: AsyncParsableCommand {
 
             Exit codes: 0 done (rejects within --max-rejects); 64 usage error; 65 more lines rejected than \
             --max-rejects (reading stopped there); 69 the database could not be reached or refused the connection \
-            (nothing was read; try again later); 74 an input could not be read or events could not be stored \
+            (nothing was read; try again later); 73 the data directory or the rejects file's directory is not \
+            writable (nothing was read); 74 an input could not be read or events could not be stored \
             (they are in the dead-letter files); 75 interrupted by SIGTERM/SIGINT (everything accepted was stored; \
             run again to finish: ids are stable).
 
@@ -114,6 +115,18 @@ struct IngestCommand: AsyncParsableCommand {
                 || ProcessInfo.processInfo.environment["TALLY_REGISTRY"].map { !$0.isEmpty } == true
             ? try registry.load() : nil
         let rejectsPath = rejects ?? "\(store.dataDir)/rejects/ingest-\(Self.fileTimestamp()).ndjson"
+        // Dead letters always go to the data directory, rejects next to their file: both must be
+        // writable before anything is read, or events would only be found unstorable at the end.
+        for (directory, option) in [
+            (store.dataDir, "--data-dir"), ((rejectsPath as NSString).deletingLastPathComponent, "--rejects"),
+        ] where !directory.isEmpty {
+            do {
+                try Directory.checkWritable(directory)
+            } catch {
+                Terminal.error("cannot write to \(directory) (\(error)); choose another \(option)")
+                throw ExitCode(73)
+            }
+        }
         let pipeline = EventPipeline(
             sinks: eventSinks,
             deadLetters: FileDeadLetterSink(directory: store.dataDir),
@@ -141,7 +154,7 @@ struct IngestCommand: AsyncParsableCommand {
             pipeline: pipeline,
             progress: display.map { display in { display.update($0) } }
         )
-        let service = IngestService(job: job, sources: files.isEmpty ? ["-"] : files)
+        let service = IngestService(job: job, sources: files.isEmpty ? ["-"] : files, pipeline: pipeline)
         let group = ServiceGroup(
             configuration: ServiceGroupConfiguration(
                 services: [
@@ -183,7 +196,17 @@ struct IngestCommand: AsyncParsableCommand {
         } else {
             FileHandle.standardOutput.write(Data(text.utf8))
         }
-        if result.notStored > 0 { throw ExitCode(74) }
+        if result.notStored > 0 {
+            let kept = statistics.deadLettered
+            Terminal.error(
+                "\(result.notStored) events could not be stored; reading stopped. "
+                    + (kept > 0 ? "\(kept) are kept in \(store.dataDir)/dead-letter. " : "")
+                    + (statistics.lost > 0
+                        ? "\(statistics.lost) could not be dead-lettered either (see the errors above). " : "")
+                    + "Run the same command again once the sink is back: ids are stable, nothing is stored twice."
+            )
+            throw ExitCode(74)
+        }
         if let maxRejects, result.rejectedCount > maxRejects { throw ExitCode(65) }
         if result.interrupted { throw ExitCode(75) }
     }

@@ -11,14 +11,21 @@ final class IngestService: Service, @unchecked Sendable {
     private let sources: [String]
     private(set) var outcome: Result<IngestReport, any Error>?
 
-    init(job: IngestJob, sources: [String]) {
+    private let pipeline: EventPipeline
+
+    init(job: IngestJob, sources: [String], pipeline: EventPipeline) {
         self.job = job
         self.sources = sources
+        self.pipeline = pipeline
     }
 
     func run() async throws {
+        // Reading also stops once a sink gave up on a batch (retries exhausted, e.g. the database
+        // stayed down): going on would only dead-letter the rest of the input.
+        let pipeline = self.pipeline
+        let shouldStop = { Task.isShuttingDownGracefully || pipeline.statistics.deadLettered > 0 }
         do {
-            outcome = .success(try await job.run(sources: sources, shouldStop: { Task.isShuttingDownGracefully }))
+            outcome = .success(try await job.run(sources: sources, shouldStop: shouldStop))
         } catch {
             outcome = .failure(error)
         }

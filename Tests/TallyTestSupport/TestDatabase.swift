@@ -1,15 +1,17 @@
 import Foundation
 import TallyPostgres
-import TallyTestSupport
 
 /// A database of its own for one test, on the throwaway cluster scripts/test.sh starts
 /// (`$TALLY_TEST_DATABASE_URL`). Tests skip, saying so, when there is none.
-struct TestDatabase {
-    let url: String
-    let name: String
+public struct TestDatabase: Sendable {
+    /// The URL of this test's database.
+    public let url: String
+    /// Its name.
+    public let name: String
     private let adminURL: String
 
-    static var adminURL: String? {
+    /// The throwaway cluster's superuser URL, or nil (and a note printed) outside scripts/test.sh.
+    public static var adminURL: String? {
         guard let url = ProcessInfo.processInfo.environment["TALLY_TEST_DATABASE_URL"], !url.isEmpty else {
             print("⚠︎ skipped: no TALLY_TEST_DATABASE_URL (scripts/test.sh starts a throwaway PostgreSQL)")
             return nil
@@ -17,7 +19,8 @@ struct TestDatabase {
         return url
     }
 
-    static func create() async throws -> TestDatabase? {
+    /// A new, empty database; nil when there is no test cluster.
+    public static func create() async throws -> TestDatabase? {
         guard let adminURL else { return nil }
         let name = "tally_test_" + UUID().uuidString.lowercased().replacingOccurrences(of: "-", with: "").prefix(12)
         let admin = try await PostgresConnection.connect(adminURL)
@@ -28,16 +31,20 @@ struct TestDatabase {
         return TestDatabase(url: components.string!, name: String(name), adminURL: adminURL)
     }
 
-    func drop() async {
+    /// Drops the database.
+    public func drop() async {
         guard let admin = try? await PostgresConnection.connect(adminURL) else { return }
         try? await admin.execute("DROP DATABASE IF EXISTS \(name) WITH (FORCE)")
         await admin.close()
     }
 
-    static var repository: String { ConformanceData.repositoryRoot!.path }
+    /// The repository root.
+    public static var repository: String { ConformanceData.repositoryRoot!.path }
 
     /// Runs the built `tally` with `arguments`, from the repository root.
-    static func tally(_ arguments: [String]) throws -> (status: Int32, stdout: String, stderr: String) {
-        try ChildProcess("tally", arguments: arguments).wait()
+    public static func tally(_ arguments: [String], timeout: Duration = .seconds(300)) throws -> (
+        status: Int32, stdout: String, stderr: String
+    ) {
+        try ChildProcess("tally", arguments: arguments).wait(timeout: timeout)
     }
 }

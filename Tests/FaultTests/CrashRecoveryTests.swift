@@ -1,0 +1,83 @@
+import Foundation
+import TallyCore
+import TallyTestSupport
+import Testing
+
+/// `kill -9` of a real `tally ingest` into PostgreSQL and the file store at seeded random
+/// moments, then a re-run: the stores hold exactly the distinct valid events.
+@Suite("Crash and re-run", .serialized)
+struct CrashRecoveryTests {
+    /// Seeded from `$TALLY_FAULT_SEED` to replay a failure; random otherwise (printed either way).
+    static let seed: UInt64 =
+        ProcessInfo.processInfo.environment["TALLY_FAULT_SEED"].flatMap { UInt64($0) }
+        ?? UInt64.random(in: 1...999_999)
+
+    @Test("kill -9 at 10 random points, then a re-run: exact counts, rollups, user sets and summaries")
+    func killAndRerun() async throws {
+        guard let database = try await TestDatabase.create(), let scratch = try await TestDatabase.create() else {
+            return
+        }
+        defer {
+            Task {
+                await database.drop(); await scratch.drop()
+            }
+        }
+        let work = NSTemporaryDirectory() + "tally-crash-" + UUID().uuidString
+        try FileManager.default.createDirectory(atPath: work, withIntermediateDirectories: true)
+        defer { try? FileManager.default.removeItem(atPath: work) }
+        let input = work + "/events.ndjson"
+        let generated = try TestDatabase.tally([
+            "generate", "--events", "150000", "--bad-every", "997", "--seed", "\(Self.seed)",
+        ])
+        try generated.stdout.write(toFile: input, atomically: true, encoding: .utf8)
+        for url in [database.url, scratch.url] {
+            #expect(try TestDatabase.tally(["migrate", "--database-url", url]).status == 0)
+        }
+        func ingest(_ url: String, _ data: String) throws -> ChildProcess {
+            try ChildProcess(
+                "tally",
+                arguments: [
+                    "ingest", input, "--registry", "Examples/registry", "--sink", "postgres", "--sink", "file",
+                    "--database-url", url, "--data-dir", data, "--quiet", "--report", "json",
+                ]
+            )
+        }
+
+        // How long an uninterrupted run takes here, to spread the kills over it.
+        let started = ContinuousClock.now
+        let calibration = try ingest(scratch.url, work + "/scratch").wait(timeout: .seconds(300))
+        #expect(calibration.status == 0, "\(calibration.stderr)")
+        let duration = ContinuousClock.now - started
+        let expected = try #require(StoreChecks.report(calibration.stdout)["accepted"] as? Int)
+
+        var random = SplitMix64(seed: Self.seed)
+        var points: [Duration] = []
+        for _ in 0..<10 {
+            let fraction = Double(random.next() % 1_000) / 1_000
+            points.append(duration * (0.05 + 0.9 * fraction))
+        }
+        print("crash test: seed \(Self.seed) (TALLY_FAULT_SEED replays it), full run \(duration), kills at \(points)")
+        let data = work + "/data"
+        var stored: [Int] = []
+        for point in points {
+            let child = try ingest(database.url, data)
+            try await Task.sleep(for: point)
+            child.signal(SIGKILL)
+            _ = child.wait(timeout: .seconds(60))
+            stored.append(try await StoreChecks.eventCount(database.url))
+            // Whatever is committed is consistent at every point, not only at the end.
+            try await StoreChecks.expectDerivedTablesExact(database.url)
+        }
+        print("crash test: events stored after each kill: \(stored)")
+        #expect(stored.contains { $0 > 0 && $0 < expected }, "some kills landed mid-load")
+
+        let rerun = try ingest(database.url, data).wait(timeout: .seconds(300))
+        #expect(rerun.status == 0, "\(rerun.stderr)")
+        #expect(StoreChecks.report(rerun.stdout)["accepted"] as? Int == expected)
+        #expect(try await StoreChecks.eventCount(database.url) == expected)
+        try await StoreChecks.expectDerivedTablesExact(database.url)
+        try StoreChecks.expectSummariesAgree(url: database.url, dataDirectory: data)
+        // And the same as the uninterrupted run.
+        try StoreChecks.expectSummariesAgree(url: scratch.url, dataDirectory: data)
+    }
+}
