@@ -176,6 +176,11 @@ let package = Package(
             swiftSettings: strict
         ),
         .testTarget(
+            name: "DeployTests",
+            dependencies: ["TallyPostgres", "TallyTestSupport"],
+            swiftSettings: strict
+        ),
+        .testTarget(
             name: "FaultTests",
             dependencies: ["TallyPostgres", "TallyCore", "TallyFileStore", "TallyTestSupport"],
             swiftSettings: strict

@@ -2,8 +2,9 @@
 # The whole test suite, from a fresh clone: installs what is missing, builds with warnings as
 # errors, starts a throwaway PostgreSQL (never the machine's own on 5432), runs every test, stops it.
 #
-#   scripts/test.sh            everything
-#   scripts/test.sh --filter X passes the rest to `swift test`
+#   scripts/test.sh            everything: unit, PostgreSQL, process and fault tests, then the
+#                              concurrency tests again under ThreadSanitizer
+#   scripts/test.sh --filter X passes the rest to `swift test` (no ThreadSanitizer pass)
 set -euo pipefail
 cd "$(dirname "$0")/.."
 source scripts/lib/common.sh
@@ -32,4 +33,11 @@ tally_log "PostgreSQL on 127.0.0.1:$TALLY_PG_PORT ($work/postgres)"
 export TALLY_CONFORMANCE_DIR="${TALLY_CONFORMANCE_DIR:-$(cd .. && pwd)/shared/external-data}"
 tally_log "running the tests"
 swift test -Xswiftc -warnings-as-errors "$@"
+if [ $# -eq 0 ]; then
+    # The targets that need no PostgreSQL, under ThreadSanitizer (its own build directory; a race
+    # report fails the run).
+    tally_log "running the pipeline, file store, ingest and tracking tests under ThreadSanitizer"
+    TSAN_OPTIONS="halt_on_error=1" swift test --sanitize=thread --scratch-path .build/tsan \
+        --filter 'TallyPipelineTests|TallyFileStoreTests|TallyIngestTests|TrackingMocksTests|EpisodeFeatureTests'
+fi
 tally_log "all tests passed"

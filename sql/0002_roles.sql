@@ -7,14 +7,22 @@
 -- Roles are cluster-wide: migrations of two databases may create them at the same moment.
 DO $$
 BEGIN
-    CREATE ROLE tally_writer NOLOGIN;
+    -- Checked first: an owner without CREATEROLE (deploy/postgres creates the group roles) must
+    -- not even attempt it.
+    IF NOT EXISTS (SELECT FROM pg_roles WHERE rolname = 'tally_writer') THEN
+        CREATE ROLE tally_writer NOLOGIN;
+    END IF;
 EXCEPTION WHEN duplicate_object OR unique_violation THEN
     NULL;
 END;
 $$;
 DO $$
 BEGIN
-    CREATE ROLE tally_reader NOLOGIN;
+    -- Checked first: an owner without CREATEROLE (deploy/postgres creates the group roles) must
+    -- not even attempt it.
+    IF NOT EXISTS (SELECT FROM pg_roles WHERE rolname = 'tally_reader') THEN
+        CREATE ROLE tally_reader NOLOGIN;
+    END IF;
 EXCEPTION WHEN duplicate_object OR unique_violation THEN
     NULL;
 END;

@@ -23,12 +23,20 @@ public actor PostgresSink: EventSink {
     public private(set) var failed = 0
 
     private let maintainRollups: Bool
+    private let maintainUserSets: Bool
 
     /// A sink for the database at `conninfo` (URL or conninfo; nil: libpq's `PG*` variables).
-    /// `maintainRollups: false` only exists to measure what rollup upkeep costs: summaries are then wrong.
-    public init(conninfo: String?, maintainRollups: Bool = true, logger: Logger = Logger(label: "tally.postgres")) {
+    /// `maintainRollups: false` and `maintainUserSets: false` only exist to measure what their
+    /// upkeep costs: summaries (or their user counts) are then wrong.
+    public init(
+        conninfo: String?,
+        maintainRollups: Bool = true,
+        maintainUserSets: Bool = true,
+        logger: Logger = Logger(label: "tally.postgres")
+    ) {
         self.conninfo = conninfo
         self.maintainRollups = maintainRollups
+        self.maintainUserSets = maintainUserSets
         self.logger = logger
     }
 
@@ -231,7 +239,7 @@ public actor PostgresSink: EventSink {
             let hour = seconds - ((seconds % 3_600) + 3_600) % 3_600
             let key = Key(hour: hour, feature: ExactString(event.feature ?? ""), name: ExactString(event.name))
             groups[key, default: Group(first: event.occurredAt, last: event.occurredAt)].add(event.occurredAt)
-            if let actor = event.actorID {
+            if maintainUserSets, let actor = event.actorID {
                 let row = ActorKey(
                     day: hour / 86_400 - (hour < 0 && hour % 86_400 != 0 ? 1 : 0),
                     feature: key.feature.string,

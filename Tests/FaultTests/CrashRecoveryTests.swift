@@ -27,7 +27,7 @@ struct CrashRecoveryTests {
         defer { try? FileManager.default.removeItem(atPath: work) }
         let input = work + "/events.ndjson"
         let generated = try TestDatabase.tally([
-            "generate", "--events", "150000", "--bad-every", "997", "--seed", "\(Self.seed)",
+            "generate", "--events", "100000", "--bad-every", "997", "--seed", "\(Self.seed)",
         ])
         try generated.stdout.write(toFile: input, atomically: true, encoding: .utf8)
         for url in [database.url, scratch.url] {

@@ -18,11 +18,14 @@ struct DatabaseFaultTests {
         )
     }
 
-    /// Waits until the load has begun (some rows committed).
+    /// Waits until the load has begun (some rows committed), polling on one connection.
     static func waitForRows(_ url: String) async throws -> Int {
-        for _ in 0..<600 {
-            if let count = try? await StoreChecks.eventCount(url), count > 0 { return count }
-            try await Task.sleep(for: .milliseconds(20))
+        let connection = try await PostgresConnection.connect(url)
+        defer { Task { await connection.close() } }
+        for _ in 0..<3_000 {
+            let rows = try await connection.query("SELECT count(*) FROM tally.events")
+            if let count = Int(rows[0][0] ?? ""), count > 0 { return count }
+            try await Task.sleep(for: .milliseconds(5))
         }
         return 0
     }
@@ -40,7 +43,7 @@ struct DatabaseFaultTests {
         defer { cluster.remove() }
         let work = cluster.directory + "/work"
         try FileManager.default.createDirectory(atPath: work, withIntermediateDirectories: true)
-        let input = try Self.input(work, events: 100_000)
+        let input = try Self.input(work, events: 300_000)
         #expect(try TestDatabase.tally(["migrate", "--database-url", cluster.url]).status == 0)
 
         let child = try Self.ingest(input, cluster.url, work + "/data")

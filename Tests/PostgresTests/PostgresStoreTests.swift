@@ -233,7 +233,7 @@ struct PostgresStoreTests {
 
 @Suite("PostgreSQL roles", .serialized)
 struct PostgresRoleTests {
-    @Test("the writer loads but cannot delete, truncate or alter; the reader cannot write")
+    @Test("the writer loads but cannot delete, truncate, alter or read payloads; the reader cannot write")
     func leastPrivilege() async throws {
         guard let database = try await TestDatabase.create() else { return }
         defer { Task { await database.drop() } }
@@ -262,6 +262,12 @@ struct PostgresRoleTests {
             "--database-url", url(writer, "w-\(suffix)"), "--data-dir", data, "--quiet",
         ])
         #expect(load.status == 0, "\(load.stderr)")
+        // A re-run as the writer takes the conflict path (staging table, RETURNING the key).
+        let rerun = try TestDatabase.tally([
+            "ingest", "Examples/sample/events.ndjson", "--registry", "Examples/registry", "--sink", "postgres",
+            "--database-url", url(writer, "w-\(suffix)"), "--data-dir", data, "--quiet", "--report", "json",
+        ])
+        #expect(rerun.status == 0 && rerun.stdout.contains(#""postgres_inserted":0"#), "\(rerun.stderr)")
         let asWriter = try await PostgresConnection.connect(url(writer, "w-\(suffix)"))
         for statement in [
             "DELETE FROM tally.events", "TRUNCATE tally.events", "ALTER TABLE tally.events ADD COLUMN x int",
@@ -269,12 +275,21 @@ struct PostgresRoleTests {
         ] {
             await #expect(throws: PostgresError.self, "\(statement)") { try await asWriter.execute(statement) }
         }
+        // Nor read what it loaded: payloads, users, the dead-letter table.
+        for statement in [
+            "SELECT properties FROM tally.events", "SELECT user_id FROM tally.events",
+            "SELECT * FROM tally.failed_events",
+            "SELECT * FROM tally.daily_actors", "CREATE TABLE tally.extra (id int)",
+        ] {
+            await #expect(throws: PostgresError.self, "\(statement)") { try await asWriter.query(statement) }
+        }
         let asReader = try await PostgresConnection.connect(url(reader, "r-\(suffix)"))
         let count = try await asReader.query("SELECT count(*) FROM tally.events")
         #expect(Int(count[0][0] ?? "0")! > 0)
         for statement in [
             "INSERT INTO tally.failed_events (reason, event) VALUES ('x', 'y')", "DELETE FROM tally.events",
-            "UPDATE tally.rollup_hourly SET events = 0",
+            "UPDATE tally.rollup_hourly SET events = 0", "TRUNCATE tally.rollup_hourly",
+            "CREATE TABLE tally.extra (id int)", "SELECT tally.ensure_partitions('2030-01-01', '2030-02-01')",
         ] {
             await #expect(throws: PostgresError.self, "\(statement)") { try await asReader.execute(statement) }
         }
@@ -292,7 +307,7 @@ struct DoctorTests {
         defer { Task { await database.drop() } }
         let before = try TestDatabase.tally(["doctor", "--database-url", database.url])
         #expect(before.status == 1)
-        #expect(before.stdout.contains("FAIL  migrations: 0 of 2 applied"))
+        #expect(before.stdout.contains("FAIL  migrations: 0 of 3 applied"))
         #expect(before.stdout.contains("run `tally migrate`"))
         #expect(try TestDatabase.tally(["migrate", "--database-url", database.url]).status == 0)
         let after = try TestDatabase.tally(["doctor", "--database-url", database.url])

@@ -8,7 +8,11 @@ import Foundation
 public enum Script {
     /// Runs `arguments` (`arguments[0]` relative to the repository root) with bash; returns the
     /// exit status and what it wrote. A script still running after `timeout` is killed (status -1).
-    public static func run(_ arguments: [String], timeout: Duration = .seconds(120)) throws -> (
+    public static func run(
+        _ arguments: [String],
+        environment: [String: String] = [:],
+        timeout: Duration = .seconds(120)
+    ) throws -> (
         status: Int32, stdout: String, stderr: String
     ) {
         let root = ConformanceData.repositoryRoot?.path ?? FileManager.default.currentDirectoryPath
@@ -22,7 +26,10 @@ public enum Script {
         var pid: pid_t = 0
         var cArguments = argv.map { strdup($0) } + [nil]
         defer { for pointer in cArguments { free(pointer) } }
-        let spawned = posix_spawn(&pid, "/bin/bash", nil, nil, &cArguments, environ)
+        let variables = ProcessInfo.processInfo.environment.merging(environment) { _, new in new }
+        var cEnvironment = variables.map { strdup("\($0.key)=\($0.value)") } + [nil]
+        defer { for pointer in cEnvironment { free(pointer) } }
+        let spawned = posix_spawn(&pid, "/bin/bash", nil, nil, &cArguments, &cEnvironment)
         guard spawned == 0 else { throw POSIXError(POSIXErrorCode(rawValue: spawned) ?? .EIO) }
         let deadline = ContinuousClock.now + timeout
         var status: Int32 = 0

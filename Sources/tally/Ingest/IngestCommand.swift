@@ -78,6 +78,15 @@ struct IngestCommand: AsyncParsableCommand {
     )
     var noRollups = false
 
+    @Flag(
+        name: .long,
+        help: ArgumentHelp(
+            "Benchmarks only: keep the hourly rollups but not the per-day user sets (user counts become wrong).",
+            visibility: .hidden
+        )
+    )
+    var noUserSets = false
+
     @Flag(name: .long, help: "No progress display.")
     var quiet = false
 
@@ -104,7 +113,12 @@ struct IngestCommand: AsyncParsableCommand {
             case .file: eventSinks.append(FileSink(directory: store.dataDir, logger: logger))
             case .stdout: eventSinks.append(StdoutSink(format: .ndjson))
             case .postgres:
-                let sink = PostgresSink(conninfo: database.conninfo, maintainRollups: !noRollups, logger: logger)
+                let sink = PostgresSink(
+                    conninfo: database.conninfo,
+                    maintainRollups: !noRollups,
+                    maintainUserSets: !noUserSets,
+                    logger: logger
+                )
                 postgresSink = sink
                 eventSinks.append(sink)
             }
