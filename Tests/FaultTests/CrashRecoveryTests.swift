@@ -61,7 +61,8 @@ struct CrashRecoveryTests {
         var stored: [Int] = []
         for point in points {
             let child = try ingest(database.url, data)
-            try await Task.sleep(for: point)
+            // A blocking sleep: exact even when other tests keep the cooperative threads busy.
+            usleep(useconds_t(point.components.seconds * 1_000_000 + point.components.attoseconds / 1_000_000_000_000))
             child.signal(SIGKILL)
             _ = child.wait(timeout: .seconds(60))
             stored.append(try await StoreChecks.eventCount(database.url))

@@ -18,18 +18,6 @@ struct DatabaseFaultTests {
         )
     }
 
-    /// Waits until the load has begun (some rows committed), polling on one connection.
-    static func waitForRows(_ url: String) async throws -> Int {
-        let connection = try await PostgresConnection.connect(url)
-        defer { Task { await connection.close() } }
-        for _ in 0..<3_000 {
-            let rows = try await connection.query("SELECT count(*) FROM tally.events")
-            if let count = Int(rows[0][0] ?? ""), count > 0 { return count }
-            try await Task.sleep(for: .milliseconds(5))
-        }
-        return 0
-    }
-
     static func input(_ work: String, events: Int) throws -> String {
         let path = work + "/events.ndjson"
         let generated = try TestDatabase.tally(["generate", "--events", "\(events)", "--bad-every", "1000"])
@@ -47,7 +35,7 @@ struct DatabaseFaultTests {
         #expect(try TestDatabase.tally(["migrate", "--database-url", cluster.url]).status == 0)
 
         let child = try Self.ingest(input, cluster.url, work + "/data")
-        let before = try await Self.waitForRows(cluster.url)
+        let before = try TestDatabase.waitForRows(cluster.url)
         try cluster.restart(mode: "fast")
         let result = child.wait(timeout: .seconds(300))
         #expect(result.status == 0, "\(result.stderr)")
@@ -88,7 +76,7 @@ struct DatabaseFaultTests {
         #expect(try TestDatabase.tally(["migrate", "--database-url", cluster.url]).status == 0)
 
         let child = try Self.ingest(input, cluster.url, work + "/data")
-        _ = try await Self.waitForRows(cluster.url)
+        _ = try TestDatabase.waitForRows(cluster.url)
         try cluster.stop()
         let result = child.wait(timeout: .seconds(300))
         #expect(result.status == 74, "\(result.stderr)")

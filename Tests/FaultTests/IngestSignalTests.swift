@@ -25,10 +25,7 @@ struct IngestSignalTests {
                 database.url, "--data-dir", work + "/data", "--quiet", "--report", "json",
             ]
         )
-        for _ in 0..<500 {
-            if (try? await StoreChecks.eventCount(database.url)) ?? 0 > 0 { break }
-            try await Task.sleep(for: .milliseconds(20))
-        }
+        _ = try TestDatabase.waitForRows(database.url)
         child.signal(signal)
         let signalled = ContinuousClock.now
         let result = child.wait(timeout: .seconds(60))

@@ -8,9 +8,7 @@ import Testing
 enum StoreChecks {
     /// `count(*)` of `tally.events`.
     static func eventCount(_ url: String) async throws -> Int {
-        let connection = try await PostgresConnection.connect(url)
-        defer { Task { await connection.close() } }
-        return Int(try await connection.query("SELECT count(*) FROM tally.events")[0][0] ?? "") ?? -1
+        try await TestDatabase.eventCount(url)
     }
 
     /// Rollups and per-day user sets agree with the raw events, feature by feature, and nothing

@@ -47,4 +47,21 @@ public struct TestDatabase: Sendable {
     ) {
         try ChildProcess("tally", arguments: arguments).wait(timeout: timeout)
     }
+
+    /// `count(*)` of `tally.events` at `url`.
+    public static func eventCount(_ url: String) async throws -> Int {
+        let connection = try await PostgresConnection.connect(url)
+        let rows = try await connection.query("SELECT count(*) FROM tally.events")
+        await connection.close()
+        return Int(rows[0][0] ?? "") ?? -1
+    }
+
+    /// Blocks this thread (deliberately: not a suspension that other tests' blocking waits on the
+    /// cooperative pool could delay) until `tally.events` at `url` has rows; returns the count.
+    public static func waitForRows(_ url: String, timeout: Duration = .seconds(120)) throws -> Int {
+        let poll =
+            #"until n=$(psql "$1" -XAtqc 'SELECT count(*) FROM tally.events' 2>/dev/null) && [ "${n:-0}" -gt 0 ]; do sleep 0.01; done; echo "$n""#
+        let result = try Script.run(["-c", poll, "poll", url], timeout: timeout)
+        return Int(result.stdout.trimmingCharacters(in: .whitespacesAndNewlines)) ?? 0
+    }
 }

@@ -43,11 +43,9 @@ tally_pg_start() {
         { cat "$root/initdb.log" >&2; return 1; }
     mkdir -p "$root/socket"
     [ -n "$user" ] && chown postgres "$root/socket"
-    tally_pg_run "$user" "$bindir/pg_ctl" -D "$root/data" -l "$root/server.log" -w -t 60 \
-        -o "-p $port -k $root/socket -c listen_addresses=127.0.0.1 -c fsync=off -c synchronous_commit=off -c full_page_writes=off" \
-        start >/dev/null || { cat "$root/server.log" >&2; return 1; }
     export TALLY_PG_ROOT="$root" TALLY_PG_PORT="$port" TALLY_PG_BINDIR="$bindir" TALLY_PG_USER="$user"
     export TALLY_PG_SOCKET="$root/socket"
+    tally_pg_launch || return 1
     export TALLY_TEST_DATABASE_URL="postgresql://tally_admin:$password@127.0.0.1:$port/postgres"
     # What scripts/pg-cluster.sh needs to find this cluster again.
     printf 'TALLY_PG_ROOT=%s\nTALLY_PG_PORT=%s\nTALLY_PG_BINDIR=%s\nTALLY_PG_USER=%s\nTALLY_PG_SOCKET=%s\nTALLY_TEST_DATABASE_URL=%s\n' \
@@ -68,6 +66,14 @@ tally_pg_load() {
 tally_pg_restart() {
     tally_pg_run "${TALLY_PG_USER:-}" "$TALLY_PG_BINDIR/pg_ctl" -D "$TALLY_PG_ROOT/data" -l "$TALLY_PG_ROOT/server.log" \
         -m "${1:-fast}" -w -t 60 restart >/dev/null
+}
+
+# tally_pg_launch: starts the current cluster (TALLY_PG_*) on its own port and socket. Durability
+# settings are off: these clusters are throwaway (tests, local development).
+tally_pg_launch() {
+    tally_pg_run "$TALLY_PG_USER" "$TALLY_PG_BINDIR/pg_ctl" -D "$TALLY_PG_ROOT/data" -l "$TALLY_PG_ROOT/server.log" -w -t 60 \
+        -o "-p $TALLY_PG_PORT -k $TALLY_PG_SOCKET -c listen_addresses=127.0.0.1 -c fsync=off -c synchronous_commit=off -c full_page_writes=off" \
+        start >/dev/null || { cat "$TALLY_PG_ROOT/server.log" >&2; return 1; }
 }
 
 tally_pg_stop() {
