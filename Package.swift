@@ -176,6 +176,16 @@ let package = Package(
             swiftSettings: strict
         ),
         .testTarget(
+            name: "DocSnippetTests",
+            dependencies: [
+                "Tracking", "TrackingMocks", "TallyPipeline", "TallyCore", "TallySchema", "TallyFileStore",
+                "TallyTestSupport",
+                .product(name: "Logging", package: "swift-log"),
+                .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
+            ],
+            swiftSettings: strict
+        ),
+        .testTarget(
             name: "DeployTests",
             dependencies: ["TallyPostgres", "TallyTestSupport"],
             swiftSettings: strict
