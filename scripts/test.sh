@@ -18,6 +18,8 @@ swift format lint --strict -r Package.swift Sources Tests Examples Benchmarks
 
 tally_log "building (warnings are errors)"
 swift build --build-tests -Xswiftc -warnings-as-errors
+tally_log "building the DocC documentation (warnings are errors)"
+scripts/docs.sh
 
 work=$(mktemp -d /tmp/tally-test.XXXXXX)
 chmod 755 "$work"  # the server may run as the postgres user

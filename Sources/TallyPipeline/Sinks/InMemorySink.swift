@@ -2,7 +2,7 @@ public import TallyCore
 
 /// A sink that keeps every batch in memory: for tests and for embedding.
 ///
-/// ``waitForEvents(count:)`` lets a test wait for delivery without sleeping. Set ``failure`` to
+/// ``waitForEvents(count:)`` lets a test wait for delivery without sleeping. Call ``fail(with:times:)`` to
 /// make writes throw, ``isStalled`` to make them hang until cleared.
 public final class InMemorySink: EventSink, @unchecked Sendable {
     private struct State {

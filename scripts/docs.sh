@@ -1,0 +1,22 @@
+#!/usr/bin/env bash
+# Builds the DocC documentation of Tracking and TallyPipeline into .build/docs/<Target>.doccarchive
+# (open them with `docc preview`, or host them as static sites), failing on any DocC warning
+# (a broken symbol link, an unknown article). scripts/test.sh runs it.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+source scripts/lib/common.sh
+tally_find_swift
+docc=$(dirname "$(command -v swift)")/docc
+[ -x "$docc" ] || docc=$(command -v docc)
+swift package dump-symbol-graph >/dev/null
+graphs=$(ls -d .build/*/symbolgraph | head -1)
+for target in Tracking TallyPipeline; do
+    work=.build/docs/symbolgraph-$target
+    rm -rf "$work" && mkdir -p "$work"
+    cp "$graphs/$target".symbols.json "$work"/
+    cp "$graphs/$target"@*.symbols.json "$work"/ 2>/dev/null || true
+    "$docc" convert "Sources/$target/$target.docc" --additional-symbol-graph-dir "$work" \
+        --fallback-display-name "$target" --fallback-bundle-identifier "org.tally.$target" \
+        --output-path ".build/docs/$target.doccarchive" --warnings-as-errors >/dev/null
+    echo "documentation: .build/docs/$target.doccarchive"
+done
