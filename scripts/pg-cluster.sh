@@ -11,7 +11,7 @@ cd "$(dirname "$0")/.."
 source scripts/lib/postgres.sh
 command="${1:-}"
 dir="${2:-}"
-[ -n "$command" ] && [ -n "$dir" ] || { sed -n '2,9p' "$0" | sed 's/^# \{0,1\}//'; exit 64; }
+[ -n "$command" ] && [ -n "$dir" ] || { awk 'NR > 1 && !/^#/ { exit } NR > 1 { sub(/^# ?/, ""); print }' "$0"; exit 64; }
 case "$command" in
     start)
         mkdir -p "$dir"

@@ -36,5 +36,5 @@ case "${1:-start}" in
         if [ -f "$dir/cluster.env" ]; then tally_pg_load "$dir" && tally_pg_stop; fi
         rm -rf "$dir"
         ;;
-    *) sed -n '2,12p' "$0" | sed 's/^# \{0,1\}//'; exit 64 ;;
+    *) awk 'NR > 1 && !/^#/ { exit } NR > 1 { sub(/^# ?/, ""); print }' "$0"; exit 64 ;;
 esac

@@ -29,7 +29,7 @@ while [ $# -gt 0 ]; do
         --owner) owner="$2"; shift 2 ;;
         --writer) writer="$2"; shift 2 ;;
         --reader) reader="$2"; shift 2 ;;
-        -h | --help) sed -n '2,20p' "$0" | sed 's/^# \{0,1\}//'; exit 0 ;;
+        -h | --help) awk 'NR > 1 && !/^#/ { exit } NR > 1 { sub(/^# ?/, ""); print }' "$0"; exit 0 ;;
         *) echo "error: unknown option $1 (see --help)" >&2; exit 64 ;;
     esac
 done
