@@ -33,7 +33,15 @@ public struct ExactString: Hashable, Sendable, Comparable {
 
     /// Byte order, as PostgreSQL's "C" collation sorts.
     public static func < (lhs: ExactString, rhs: ExactString) -> Bool {
-        lhs.string.utf8.lexicographicallyPrecedes(rhs.string.utf8)
+        let (left, right) = (lhs.string.utf8, rhs.string.utf8)
+        let ordered = left.withContiguousStorageIfAvailable { left in
+            right.withContiguousStorageIfAvailable { right in
+                let common = min(left.count, right.count)
+                let order = common == 0 ? 0 : memcmp(left.baseAddress!, right.baseAddress!, common)
+                return order != 0 ? order < 0 : left.count < right.count
+            }
+        }
+        return (ordered ?? nil) ?? left.lexicographicallyPrecedes(right)
     }
 
     public func hash(into hasher: inout Hasher) {
