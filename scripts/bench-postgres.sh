@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
 # PostgreSQL load benchmarks on a throwaway cluster, each next to its baseline on the same table
-# and data, medians of 5 runs (the machine is noisy):
+# and data, in interleaved rounds (7, or $TALLY_BENCH_ROUNDS; the machine is noisy, so ratios are
+# taken within each round and their median reported; TALLY_BENCH_VERBOSE=1 prints every run):
 #   tally ingest --sink postgres (NDJSON, validated, with rollups)   vs   psql \copy of the same rows as CSV
 #   the same                                                          vs   Python json.loads + psycopg cursor.copy()
 #   scripts/bench-postgres.sh [EVENTS]        (default 200000)
@@ -25,20 +26,31 @@ python3 Benchmarks/postgres/ndjson_to_csv.py "$work/events.ndjson" "$work/events
 columns="event_id, occurred_at, name, feature, properties, sent_at, received_at, user_id, anonymous_id, session_id, context, schema_version"
 reset() { psql "$url" -qc "TRUNCATE tally.events, tally.rollup_hourly, tally.daily_actors" >/dev/null; }
 seconds() { local start end; start=$(date +%s.%N); "$@" >/dev/null 2>&1; end=$(date +%s.%N); echo "$end - $start" | bc; }
-median() { printf '%s\n' "$@" | sort -g | sed -n 3p; }
+median() { printf '%s\n' "$@" | sort -g | awk '{ v[NR] = $1 } END { print v[int((NR + 1) / 2)] }'; }
+# Each round runs every variant back to back; the ratios are taken within a round and their median
+# reported, so that a slow period of this noisy machine affects both sides of a ratio alike.
+rounds="${TALLY_BENCH_ROUNDS:-7}"
 tally_runs=(); copy_runs=(); python_runs=(); bare_runs=(); counts_runs=()
-for _ in 1 2 3 4 5; do
-    reset; tally_runs+=("$(seconds "$tally" ingest "$work/events.ndjson" --sink postgres --database-url "$url" --quiet --data-dir "$work/data")")
-    reset; bare_runs+=("$(seconds "$tally" ingest "$work/events.ndjson" --sink postgres --database-url "$url" --quiet --data-dir "$work/data" --no-rollups)")
-    reset; counts_runs+=("$(seconds "$tally" ingest "$work/events.ndjson" --sink postgres --database-url "$url" --quiet --data-dir "$work/data" --no-user-sets)")
-    reset; copy_runs+=("$(seconds psql "$url" -qc "\\copy tally.events ($columns) FROM '$work/events.csv' CSV")")
-    reset; python_runs+=("$(seconds python3 Benchmarks/postgres/psycopg_load.py "$url" "$work/events.ndjson")")
+copy_ratio=(); python_ratio=(); rollup_ratio=(); counts_ratio=()
+for _ in $(seq "$rounds"); do
+    reset; t=$(seconds "$tally" ingest "$work/events.ndjson" --sink postgres --database-url "$url" --quiet --data-dir "$work/data")
+    reset; b=$(seconds "$tally" ingest "$work/events.ndjson" --sink postgres --database-url "$url" --quiet --data-dir "$work/data" --no-rollups)
+    reset; h=$(seconds "$tally" ingest "$work/events.ndjson" --sink postgres --database-url "$url" --quiet --data-dir "$work/data" --no-user-sets)
+    reset; c=$(seconds psql "$url" -qc "\\copy tally.events ($columns) FROM '$work/events.csv' CSV")
+    reset; p=$(seconds python3 Benchmarks/postgres/psycopg_load.py "$url" "$work/events.ndjson")
+    tally_runs+=("$t"); bare_runs+=("$b"); counts_runs+=("$h"); copy_runs+=("$c"); python_runs+=("$p")
+    copy_ratio+=("$(echo "$c / $t" | bc -l)"); python_ratio+=("$(echo "$t / $p" | bc -l)")
+    rollup_ratio+=("$(echo "($t / $b - 1) * 100" | bc -l)"); counts_ratio+=("$(echo "($h / $b - 1) * 100" | bc -l)")
 done
 t=$(median "${tally_runs[@]}"); c=$(median "${copy_runs[@]}"); p=$(median "${python_runs[@]}"); b=$(median "${bare_runs[@]}"); h=$(median "${counts_runs[@]}")
 mb=$(du -m "$work/events.ndjson" | cut -f1)
-echo "NDJSON → PostgreSQL, $events events ($mb MB), medians of 5, same table and data"
+if [ -n "${TALLY_BENCH_VERBOSE:-}" ]; then
+    echo "runs: tally ${tally_runs[*]} | bare ${bare_runs[*]} | counts ${counts_runs[*]} | copy ${copy_runs[*]} | python ${python_runs[*]}"
+fi
+echo "NDJSON → PostgreSQL, $events events ($mb MB), $rounds rounds, same table and data; times are medians,"
+echo "ratios the median of the per-round ratios"
 printf '  tally ingest --sink postgres   %6.2f s  (validated, rollups kept)\n' "$t"
-printf '  psql \\copy of the rows as CSV  %6.2f s  → tally throughput %.2f× of \\copy  (target ≥ 0.8×)\n' "$c" "$(echo "$c / $t" | bc -l)"
-printf '  Python json + psycopg copy()   %6.2f s  → tally wall time %.2f× of it  (target ≤ 0.8×)\n' "$p" "$(echo "$t / $p" | bc -l)"
-printf '  tally without rollup upkeep    %6.2f s  → rollups add %.0f%% to ingest time  (target ≤ 15%%)\n' "$b" "$(echo "($t / $b - 1) * 100" | bc -l)"
-printf '    of which hourly counts       %6.2f s  → %.0f%%; the exact per-day user sets the rest\n' "$h" "$(echo "($h / $b - 1) * 100" | bc -l)"
+printf '  psql \\copy of the rows as CSV  %6.2f s  → tally throughput %.2f× of \\copy  (target ≥ 0.8×)\n' "$c" "$(median "${copy_ratio[@]}")"
+printf '  Python json + psycopg copy()   %6.2f s  → tally wall time %.2f× of it  (target ≤ 0.8×)\n' "$p" "$(median "${python_ratio[@]}")"
+printf '  tally without rollup upkeep    %6.2f s  → rollups add %.0f%% to ingest time  (target ≤ 15%%)\n' "$b" "$(median "${rollup_ratio[@]}")"
+printf '    of which hourly counts       %6.2f s  → %.0f%%; the exact per-day user sets the rest\n' "$h" "$(median "${counts_ratio[@]}")"
