@@ -4,7 +4,9 @@
 # taken within each round and their median reported; TALLY_BENCH_VERBOSE=1 prints every run):
 #   tally ingest --sink postgres (NDJSON, validated, with rollups)   vs   psql \copy of the same rows as CSV
 #   the same                                                          vs   Python json.loads + psycopg cursor.copy()
-#   scripts/bench-postgres.sh [EVENTS]        (default 200000)
+#   tally summary --by feature from the rollups                        vs   the raw GROUP BY (--exact)
+#   scripts/bench-postgres.sh [EVENTS] [SUMMARY_EVENTS]     (defaults 200000 and 1000000; the 10M
+#                                                            figure: SUMMARY_EVENTS=10000000, ~3 min)
 set -euo pipefail
 cd "$(dirname "$0")/.."
 source scripts/lib/common.sh
@@ -14,6 +16,7 @@ tally_install_system_packages
 python3 -c "import psycopg" 2>/dev/null || pip install -q "psycopg[binary]" >&2
 swift build -c release --product tally >&2
 events="${1:-200000}"
+summary_events="${2:-1000000}"
 work=$(mktemp -d /tmp/tally-bench-pg.XXXXXX)
 chmod 755 "$work"
 trap 'tally_pg_stop; rm -rf "$work"' EXIT
@@ -24,7 +27,7 @@ tally=.build/release/tally
 python3 Benchmarks/postgres/ndjson_to_csv.py "$work/events.ndjson" "$work/events.csv"
 "$tally" migrate --database-url "$url" >/dev/null 2>&1
 columns="event_id, occurred_at, name, feature, properties, sent_at, received_at, user_id, anonymous_id, session_id, context, schema_version"
-reset() { psql "$url" -qc "TRUNCATE tally.events, tally.rollup_hourly, tally.daily_actors" >/dev/null; }
+reset() { psql "$url" -qc "TRUNCATE tally.events, tally.rollup_hourly, tally.daily_actor_sets" >/dev/null; }
 seconds() { local start end; start=$(date +%s.%N); "$@" >/dev/null 2>&1; end=$(date +%s.%N); echo "$end - $start" | bc; }
 median() { printf '%s\n' "$@" | sort -g | awk '{ v[NR] = $1 } END { print v[int((NR + 1) / 2)] }'; }
 # Each round runs every variant back to back; the ratios are taken within a round and their median
@@ -54,3 +57,20 @@ printf '  psql \\copy of the rows as CSV  %6.2f s  → tally throughput %.2f× o
 printf '  Python json + psycopg copy()   %6.2f s  → tally wall time %.2f× of it  (target ≤ 0.8×)\n' "$p" "$(median "${python_ratio[@]}")"
 printf '  tally without rollup upkeep    %6.2f s  → rollups add %.0f%% to ingest time  (target ≤ 15%%)\n' "$b" "$(median "${rollup_ratio[@]}")"
 printf '    of which hourly counts       %6.2f s  → %.0f%%; the exact per-day user sets the rest\n' "$h" "$(median "${counts_ratio[@]}")"
+
+# Summaries: a database holding SUMMARY_EVENTS events over 60 days, the per-feature summary from
+# the rollups and user sets against the same summary from the raw events, medians of 5.
+psql "$url" -qc "CREATE DATABASE tally_summary" >/dev/null
+summary_url="${url%/*}/tally_summary"
+"$tally" migrate --database-url "$summary_url" >/dev/null 2>&1
+"$tally" generate --events "$summary_events" --days 60 |
+    "$tally" ingest --sink postgres --database-url "$summary_url" --quiet --data-dir "$work/summary-data" >/dev/null
+fast=(); slow=(); speedup=()
+for _ in 1 2 3 4 5; do
+    f=$(seconds "$tally" summary --by feature --database-url "$summary_url")
+    r=$(seconds "$tally" summary --by feature --exact --database-url "$summary_url")
+    fast+=("$f"); slow+=("$r"); speedup+=("$(echo "$r / $f" | bc -l)")
+done
+echo "tally summary --by feature over $summary_events events (60 days), whole command, medians of 5"
+printf '  from the rollups and user sets  %6.3f s  (targets at 10M events: ≤ 0.25 s and ≥ 30×)\n' "$(median "${fast[@]}")"
+printf '  raw GROUP BY (--exact)          %6.3f s  → rollups %.0f× faster\n' "$(median "${slow[@]}")" "$(median "${speedup[@]}")"

@@ -200,14 +200,14 @@ public actor PostgresSink: EventSink {
         return String(decoding: bytes, as: UTF8.self)
     }
 
-    /// The (day, feature) part of a `tally.daily_actors` row.
+    /// A (day, feature) of `tally.daily_actor_sets`.
     struct DayFeature: Hashable {
         var day: Int64
         var feature: ExactString
     }
 
-    /// Actors known to be in `tally.daily_actors` for each (day, feature): inserting them again is
-    /// a no-op, so batches skip them. Ids compare byte-exactly: two ids that differ only in
+    /// Actors known to be in `tally.daily_actor_sets` for each (day, feature): sending them again
+    /// would only repeat them (counts use DISTINCT), so batches skip them. Ids compare byte-exactly: two ids that differ only in
     /// Unicode normalization are two users to PostgreSQL. Bounded; filled only after a commit.
     private var knownActors: [DayFeature: Set<ExactString>] = [:]
     private var knownActorCount = 0
@@ -285,8 +285,8 @@ public actor PostgresSink: EventSink {
         // Two small INSERTs from array parameters in one round trip: no temporary tables to
         // truncate at every commit (which cost more than the inserts themselves).
         var columns: [[String]] = Array(repeating: [], count: 9)
-        // Rows in key order: concurrent loads then lock rollup and actor rows in the same order,
-        // so they wait for each other briefly instead of deadlocking.
+        // Rollup rows in key order: concurrent loads then lock them in the same order, so they
+        // wait for each other briefly instead of deadlocking (the user sets are plain inserts).
         for bucket in buckets.sorted(by: { $0.hour < $1.hour }) {
             let hour = Timestamp(secondsSinceEpoch: bucket.hour).rfc3339
             for group in bucket.groups.sorted(by: { ($0.feature, $0.name) < ($1.feature, $1.name) }) {
@@ -324,8 +324,9 @@ public actor PostgresSink: EventSink {
                 first_seen = least(r.first_seen, excluded.first_seen), last_seen = greatest(r.last_seen, excluded.last_seen)
             RETURNING 1
         )
-        INSERT INTO tally.daily_actors (day, feature, actor)
-        SELECT * FROM unnest($7::date[], $8::text[], $9::text[]) ON CONFLICT DO NOTHING
+        INSERT INTO tally.daily_actor_sets (day, feature, actors)
+        SELECT day, feature, array_agg(actor) FROM unnest($7::date[], $8::text[], $9::text[]) AS a(day, feature, actor)
+        GROUP BY day, feature
         """
 
     // RETURNING only the key, then the rest from the staging rows: the writer role needs SELECT on
@@ -348,9 +349,9 @@ public actor PostgresSink: EventSink {
                 first_seen = least(r.first_seen, excluded.first_seen), last_seen = greatest(r.last_seen, excluded.last_seen)
             RETURNING 1
         ), actors AS (
-            INSERT INTO tally.daily_actors (day, feature, actor)
-            SELECT DISTINCT (occurred_at AT TIME ZONE 'UTC')::date, feature, actor FROM inserted WHERE actor IS NOT NULL
-            ON CONFLICT DO NOTHING
+            INSERT INTO tally.daily_actor_sets (day, feature, actors)
+            SELECT (occurred_at AT TIME ZONE 'UTC')::date, feature, array_agg(DISTINCT actor) FROM inserted
+            WHERE actor IS NOT NULL GROUP BY 1, 2
             RETURNING 1
         )
         SELECT (SELECT count(*) FROM keys), (SELECT count(*) FROM rollup), (SELECT count(*) FROM actors)

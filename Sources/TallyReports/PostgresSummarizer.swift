@@ -4,7 +4,7 @@ public import TallyPostgres
 /// Summaries from PostgreSQL, with the same rows as ``FileStoreSummarizer``.
 ///
 /// By default events, event types and first/last seen come from `tally.rollup_hourly`, and unique
-/// users from `tally.daily_actors` (exact per-day distinct sets): both far smaller than the events.
+/// users from `tally.daily_actor_sets` (exact per-day user sets): both far smaller than the events.
 /// Groupings or filters the rollups cannot answer exactly (`--by event|hour`, `--event`,
 /// `--since`/`--until` not at a UTC midnight), and `exact: true`, read `tally.events` instead.
 public struct PostgresSummarizer: Sendable {
@@ -58,7 +58,8 @@ public struct PostgresSummarizer: Sendable {
         )
         let users = try await connection.query(
             """
-            SELECT \(dayKey) AS key, count(DISTINCT actor) FROM tally.daily_actors
+            SELECT \(dayKey) AS key, count(DISTINCT actor)
+            FROM tally.daily_actor_sets CROSS JOIN LATERAL unnest(actors) AS a(actor)
             WHERE ($1::timestamptz IS NULL OR day >= ($1::timestamptz AT TIME ZONE 'UTC')::date)
               AND ($2::timestamptz IS NULL OR day < ($2::timestamptz AT TIME ZONE 'UTC')::date)
               AND ($3::text IS NULL OR feature = $3)

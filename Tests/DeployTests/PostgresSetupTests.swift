@@ -10,7 +10,8 @@ struct PostgresSetupTests {
     /// The table in deploy/postgres/README.md, as `relation: writer privileges | reader privileges`.
     static let documentedGrants = [
         "daily_activity: - | SELECT",
-        "daily_actors: INSERT | SELECT",
+        "daily_actor_sets: INSERT | SELECT",
+        "daily_actors: - | SELECT",
         "event_summary: - | SELECT",
         "events: INSERT | SELECT",
         "failed_events: INSERT | SELECT",

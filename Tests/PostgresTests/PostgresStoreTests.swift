@@ -279,7 +279,8 @@ struct PostgresRoleTests {
         for statement in [
             "SELECT properties FROM tally.events", "SELECT user_id FROM tally.events",
             "SELECT * FROM tally.failed_events",
-            "SELECT * FROM tally.daily_actors", "CREATE TABLE tally.extra (id int)",
+            "SELECT * FROM tally.daily_actors", "SELECT * FROM tally.daily_actor_sets",
+            "CREATE TABLE tally.extra (id int)",
         ] {
             await #expect(throws: PostgresError.self, "\(statement)") { try await asWriter.query(statement) }
         }
@@ -307,7 +308,7 @@ struct DoctorTests {
         defer { Task { await database.drop() } }
         let before = try TestDatabase.tally(["doctor", "--database-url", database.url])
         #expect(before.status == 1)
-        #expect(before.stdout.contains("FAIL  migrations: 0 of 4 applied"))
+        #expect(before.stdout.contains("FAIL  migrations: 0 of 5 applied"))
         #expect(before.stdout.contains("run `tally migrate`"))
         #expect(try TestDatabase.tally(["migrate", "--database-url", database.url]).status == 0)
         let after = try TestDatabase.tally(["doctor", "--database-url", database.url])
