@@ -24,18 +24,8 @@ public struct ChildProcess {
 
     /// Starts `executable` with `arguments` in the repository root (so relative paths such as
     /// `Examples/registry` work), with `environment` added to this process's own.
-    /// `executable` may also be an absolute path (a system tool). `standardInput`, when given, is
-    /// the child's stdin.
-    public init(
-        _ executable: String,
-        arguments: [String],
-        environment: [String: String] = [:],
-        standardInput: FileHandle? = nil
-    ) throws {
-        process.executableURL =
-            executable.hasPrefix("/")
-            ? URL(fileURLWithPath: executable) : Self.binaryDirectory.appendingPathComponent(executable)
-        if let standardInput { process.standardInput = standardInput }
+    public init(_ executable: String, arguments: [String], environment: [String: String] = [:]) throws {
+        process.executableURL = Self.binaryDirectory.appendingPathComponent(executable)
         process.arguments = arguments
         if let root = ConformanceData.repositoryRoot { process.currentDirectoryURL = root }
         if !environment.isEmpty {
