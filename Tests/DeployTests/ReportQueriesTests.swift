@@ -7,22 +7,6 @@ import Testing
 /// the Examples sample: the reports guide's queries work as printed.
 @Suite("docs/reports.md")
 struct ReportQueriesTests {
-    static func sqlBlocks(_ text: String) -> [String] {
-        var blocks: [String] = []
-        var current: [Substring]?
-        for line in text.split(separator: "\n", omittingEmptySubsequences: false) {
-            if current == nil, line.trimmingCharacters(in: .whitespaces) == "```sql" {
-                current = []
-            } else if current != nil, line.trimmingCharacters(in: .whitespaces) == "```" {
-                blocks.append(current!.joined(separator: "\n"))
-                current = nil
-            } else {
-                current?.append(line)
-            }
-        }
-        return blocks
-    }
-
     /// The sample's days (2026-11-08 … 2026-11-21) moved so that its last day is yesterday.
     static func shiftedToNow(_ text: String) throws -> String {
         var calendar = Calendar(identifier: .gregorian)
@@ -75,7 +59,7 @@ struct ReportQueriesTests {
         components.password = "r"
         let asReader = try await PostgresConnection.connect(components.string!)
         let guide = try String(contentsOfFile: TestDatabase.repository + "/docs/reports.md", encoding: .utf8)
-        let blocks = Self.sqlBlocks(guide)
+        let blocks = Markdown.codeBlocks("sql", in: guide).map(\.code)
         #expect(blocks.count >= 5)
         for sql in blocks {
             let rows = try await asReader.query(sql)

@@ -20,26 +20,6 @@ struct DocSamplesTests {
         return files.sorted()
     }
 
-    /// The ```swift blocks of a markdown text, with their first line number.
-    static func swiftBlocks(_ text: String) -> [(line: Int, code: String)] {
-        var blocks: [(Int, String)] = []
-        var current: [Substring]?
-        var start = 0
-        for (number, line) in text.split(separator: "\n", omittingEmptySubsequences: false).enumerated() {
-            let trimmed = line.trimmingCharacters(in: .whitespaces)
-            if current == nil, trimmed == "```swift" {
-                current = []
-                start = number + 2
-            } else if current != nil, trimmed == "```" {
-                blocks.append((start, current!.joined(separator: "\n")))
-                current = nil
-            } else {
-                current?.append(line)
-            }
-        }
-        return blocks
-    }
-
     /// Lines without their indentation, blank lines dropped: formatting aside, the same code.
     static func normalized(_ code: String) -> String {
         code.split(separator: "\n").map { $0.trimmingCharacters(in: .whitespaces) }.filter { !$0.isEmpty }
@@ -57,7 +37,7 @@ struct DocSamplesTests {
         var checked = 0
         for file in Self.markdownFiles(root: root) {
             let text = try String(contentsOfFile: root + "/" + file, encoding: .utf8)
-            for block in Self.swiftBlocks(text) where !block.code.hasPrefix("// Package.swift") {
+            for block in Markdown.codeBlocks("swift", in: text) where !block.code.hasPrefix("// Package.swift") {
                 checked += 1
                 #expect(
                     compiled.contains(Self.normalized(block.code)),

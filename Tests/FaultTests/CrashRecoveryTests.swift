@@ -65,7 +65,7 @@ struct CrashRecoveryTests {
             usleep(useconds_t(point.components.seconds * 1_000_000 + point.components.attoseconds / 1_000_000_000_000))
             child.signal(SIGKILL)
             _ = child.wait(timeout: .seconds(60))
-            stored.append(try await StoreChecks.eventCount(database.url))
+            stored.append(try await TestDatabase.eventCount(database.url))
             // Whatever is committed is consistent at every point, not only at the end.
             try await StoreChecks.expectDerivedTablesExact(database.url)
         }
@@ -75,7 +75,7 @@ struct CrashRecoveryTests {
         let rerun = try ingest(database.url, data).wait(timeout: .seconds(300))
         #expect(rerun.status == 0, "\(rerun.stderr)")
         #expect(StoreChecks.report(rerun.stdout)["accepted"] as? Int == expected)
-        #expect(try await StoreChecks.eventCount(database.url) == expected)
+        #expect(try await TestDatabase.eventCount(database.url) == expected)
         try await StoreChecks.expectDerivedTablesExact(database.url)
         try StoreChecks.expectSummariesAgree(url: database.url, dataDirectory: data)
         // And the same as the uninterrupted run.

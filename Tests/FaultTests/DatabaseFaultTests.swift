@@ -43,7 +43,7 @@ struct DatabaseFaultTests {
         let accepted = try #require(report["accepted"] as? Int)
         #expect(before > 0 && before < accepted, "the restart came mid-load (\(before) rows before it)")
         #expect(result.stderr.contains("retrying"), "the failure was seen and retried: \(result.stderr)")
-        #expect(try await StoreChecks.eventCount(cluster.url) == accepted)
+        #expect(try await TestDatabase.eventCount(cluster.url) == accepted)
         #expect(report["not_stored"] as? Int == 0)
         try await StoreChecks.expectDerivedTablesExact(cluster.url)
     }
@@ -101,7 +101,7 @@ struct DatabaseFaultTests {
         let rerun = try Self.ingest(input, cluster.url, work + "/data").wait(timeout: .seconds(300))
         #expect(rerun.status == 0, "\(rerun.stderr)")
         let accepted = try #require(StoreChecks.report(rerun.stdout)["accepted"] as? Int)
-        #expect(try await StoreChecks.eventCount(cluster.url) == accepted)
+        #expect(try await TestDatabase.eventCount(cluster.url) == accepted)
         try await StoreChecks.expectDerivedTablesExact(cluster.url)
     }
 }

@@ -122,7 +122,7 @@ struct HostileInputTests {
 
         // SQL stayed data: tally's tables and the bystander are intact, the fragments stored as text.
         let inserted = (report["postgres_inserted"] as? Int) ?? -1
-        #expect(try await StoreChecks.eventCount(database.url) == inserted)
+        #expect(try await TestDatabase.eventCount(database.url) == inserted)
         #expect(try await connection.query("SELECT count(*) FROM public.bystander")[0][0] == "1")
         for fragment in sql {
             let stored = try await connection.query(
@@ -163,6 +163,6 @@ struct HostileInputTests {
         let report = StoreChecks.report(result.stdout)
         #expect((report["inputs"] as? [String])?.count == files.count)
         Self.accountedFor(report)
-        #expect(try await StoreChecks.eventCount(database.url) == report["postgres_inserted"] as? Int)
+        #expect(try await TestDatabase.eventCount(database.url) == report["postgres_inserted"] as? Int)
     }
 }

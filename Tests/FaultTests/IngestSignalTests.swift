@@ -36,7 +36,7 @@ struct IngestSignalTests {
         #expect(report["interrupted"] as? Bool == true)
         #expect(accepted > 0 && accepted < 200_000, "stopped mid-input")
         #expect(report["stored"] as? [String: Int] == ["file": accepted, "postgres": accepted])
-        #expect(try await StoreChecks.eventCount(database.url) == accepted)
+        #expect(try await TestDatabase.eventCount(database.url) == accepted)
         let (events, store) = try FileStoreReader(directory: work + "/data").readAll()
         #expect(events.count == accepted && Set(events.map(\.eventID)).count == accepted)
         #expect(store.tornLines == 0)

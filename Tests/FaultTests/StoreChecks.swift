@@ -6,11 +6,6 @@ import Testing
 /// What every fault test checks afterwards: the stores hold exactly the distinct valid events,
 /// and every derived table agrees with them.
 enum StoreChecks {
-    /// `count(*)` of `tally.events`.
-    static func eventCount(_ url: String) async throws -> Int {
-        try await TestDatabase.eventCount(url)
-    }
-
     /// Rollups and per-day user sets agree with the raw events, feature by feature, and nothing
     /// is stored twice.
     static func expectDerivedTablesExact(_ url: String, sourceLocation: SourceLocation = #_sourceLocation) async throws
