@@ -121,7 +121,7 @@ let package = Package(
         .executableTarget(
             name: "tally-bench",
             dependencies: [
-                "Tracking", "TallyCore", "TallySchema", "TallyPipeline", "TallyIngest",
+                "Tracking", "TallyCore", "TallySchema", "TallyPipeline", "TallyIngest", "TallyPostgres",
                 .product(name: "Logging", package: "swift-log"),
             ],
             path: "Benchmarks/tally-bench",

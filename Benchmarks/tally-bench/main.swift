@@ -8,7 +8,7 @@ let quick = arguments.contains("--quick")
 let rounds = quick ? 3 : 15
 let perRound = quick ? 20_000 : 100_000
 
-// `--only track|enqueue|validation` runs one benchmark (for profiling).
+// `--only track|enqueue|validation|ingest|rollups|memory` runs one benchmark (for profiling).
 let only = arguments.firstIndex(of: "--only").flatMap {
     arguments.index(after: $0) < arguments.endIndex ? arguments[arguments.index(after: $0)] : nil
 }
@@ -72,6 +72,15 @@ if selected("ingest") {
     print("  tally        \(rounded(ingest.tallyMBps)) MB/s   target ≥ 115 MB/s")
     print("  JSONDecoder  \(rounded(ingest.foundationMBps)) MB/s   (decode only, same file)")
     print("  ratio        \(rounded(ingest.tallyMBps / ingest.foundationMBps))×   target ≥ 4.4×")
+}
+
+if selected("rollups") {
+    let rollups = try RollupBenchmark.run(events: quick ? 50_000 : 200_000, rounds: quick ? 3 : 9)
+    print("")
+    print("PostgreSQL sink, client side: hourly rollups + per-day actors of 5,000-event batches vs COPY encoding")
+    print("  rollups      \(format(nanoseconds: rollups.rollups)) per event")
+    print("  COPY rows    \(format(nanoseconds: rollups.encode)) per event (done for every load)")
+    print("  ratio        \(rounded(rollups.rollups / rollups.encode))× (end to end: scripts/bench-postgres.sh)")
 }
 
 if selected("memory") {

@@ -19,20 +19,30 @@ public enum CopyBinaryEncoder {
     /// Microseconds between 1970-01-01 and 2000-01-01.
     private static let postgresEpochOffset: Int64 = 946_684_800_000_000
 
-    /// Appends one tuple.
-    public static func append(_ event: EventEnvelope, to bytes: inout [UInt8]) {
+    /// Where a tuple's text fields were written in the buffer (nil: NULL), for work that reads them
+    /// again as bytes (rollup upkeep) instead of going back to the strings.
+    public struct TextFields: Sendable {
+        public var name: Range<Int>
+        public var feature: Range<Int>
+        public var userID: Range<Int>?
+        public var anonymousID: Range<Int>?
+    }
+
+    /// Appends one tuple; returns where its text fields are.
+    @discardableResult
+    public static func append(_ event: EventEnvelope, to bytes: inout [UInt8]) -> TextFields {
         appendInt16(13, to: &bytes)
         appendInt32(16, to: &bytes)
         appendInt64(Int64(bitPattern: event.eventID.high), to: &bytes)
         appendInt64(Int64(bitPattern: event.eventID.low), to: &bytes)
         timestamp(event.occurredAt, &bytes)
-        text(event.name, &bytes)
-        text(event.feature ?? "", &bytes)
+        let name = nonNullText(event.name, &bytes)
+        let feature = nonNullText(event.feature ?? "", &bytes)
         jsonb(&bytes) { event.properties.appendJSON(to: &$0) }
         timestamp(event.sentAt, &bytes)
         timestamp(event.receivedAt, &bytes)
-        text(event.userID, &bytes)
-        text(event.anonymousID, &bytes)
+        let userID = text(event.userID, &bytes)
+        let anonymousID = text(event.anonymousID, &bytes)
         text(event.sessionID, &bytes)
         if let context = event.context, !context.isEmpty {
             jsonb(&bytes) { context.appendJSON(to: &$0) }
@@ -45,6 +55,7 @@ public enum CopyBinaryEncoder {
         } else {
             appendInt32(-1, to: &bytes)
         }
+        return TextFields(name: name, feature: feature, userID: userID, anonymousID: anonymousID)
     }
 
     private static func timestamp(_ value: Timestamp?, _ bytes: inout [UInt8]) {
@@ -55,11 +66,22 @@ public enum CopyBinaryEncoder {
         appendInt64(microseconds - postgresEpochOffset, to: &bytes)
     }
 
-    private static func text(_ value: String?, _ bytes: inout [UInt8]) {
-        guard var value else { return appendInt32(-1, to: &bytes) }
-        value.withUTF8 { utf8 in
+    @discardableResult
+    private static func text(_ value: String?, _ bytes: inout [UInt8]) -> Range<Int>? {
+        guard let value else {
+            appendInt32(-1, to: &bytes)
+            return nil
+        }
+        return nonNullText(value, &bytes)
+    }
+
+    private static func nonNullText(_ value: String, _ bytes: inout [UInt8]) -> Range<Int> {
+        var value = value
+        return value.withUTF8 { utf8 in
             appendInt32(Int32(utf8.count), to: &bytes)
+            let start = bytes.count
             bytes.append(contentsOf: utf8)
+            return start..<bytes.count
         }
     }
 

@@ -75,6 +75,13 @@ public final class PostgresConnection: @unchecked Sendable {
         try await run { connection in try connection.executePrepared(name, parameters) }
     }
 
+    /// Runs prepared statement `name` with parameters in binary format (each in the wire format of
+    /// the type the statement casts it to) and returns its rows.
+    @discardableResult
+    public func queryPrepared(_ name: String, binary parameters: [[UInt8]]) async throws -> Rows {
+        try await run { connection in try connection.executePrepared(name, binary: parameters) }
+    }
+
     /// Runs several statements without parameters (migrations, BEGIN/COMMIT).
     public func execute(_ sql: String) async throws {
         try await run { connection in _ = try connection.execute(sql, nil) }
@@ -137,6 +144,25 @@ public final class PostgresConnection: @unchecked Sendable {
             buffer.withMemoryRebound(to: UnsafePointer<CChar>?.self) { values in
                 PQexecPrepared(connection, name, Int32(parameters.count), values.baseAddress, nil, nil, 0)
             }
+        }
+        defer { PQclear(result) }
+        try check(result, connection)
+        return rows(result)
+    }
+
+    private func executePrepared(_ name: String, binary parameters: [[UInt8]]) throws -> Rows {
+        let connection = try handle()
+        let lengths = parameters.map { Int32($0.count) }
+        let formats = [Int32](repeating: 1, count: parameters.count)
+        // One buffer holds every value, so that all the pointers stay valid during the call.
+        let joined = parameters.flatMap { $0 }
+        let result = joined.withUnsafeBufferPointer { buffer in
+            var offset = 0
+            let values: [UnsafePointer<CChar>?] = lengths.map { length in
+                defer { offset += Int(length) }
+                return buffer.baseAddress.map { UnsafeRawPointer($0 + offset).assumingMemoryBound(to: CChar.self) }
+            }
+            return PQexecPrepared(connection, name, Int32(parameters.count), values, lengths, formats, 0)
         }
         defer { PQclear(result) }
         try check(result, connection)

@@ -114,12 +114,15 @@ public actor PostgresSink: EventSink {
         var last = first
         // Repeats within the batch are dropped here, so the statements need no DISTINCT ON (a sort).
         var seen = Set<EventID>(minimumCapacity: batch.count)
-        var unique: [EventEnvelope] = []
-        unique.reserveCapacity(batch.count)
+        var unique = 0
+        var encoded = spareEncoded.popLast() ?? []
+        encoded.removeAll(keepingCapacity: true)
+        defer { if spareEncoded.count < maxConcurrentWrites { spareEncoded.append(encoded) } }
         rows.append(contentsOf: CopyBinaryEncoder.header)
         for event in batch where seen.insert(event.eventID).inserted {
-            CopyBinaryEncoder.append(event, to: &rows)
-            unique.append(event)
+            let fields = CopyBinaryEncoder.append(event, to: &rows)
+            if maintainRollups { encoded.append(RollupBatch.Row(occurredAt: event.occurredAt, fields: fields)) }
+            unique += 1
             if event.occurredAt < first { first = event.occurredAt }
             if last < event.occurredAt { last = event.occurredAt }
         }
@@ -143,11 +146,16 @@ public actor PostgresSink: EventSink {
                     "COPY tally.events (\(CopyBinaryEncoder.columns)) FROM STDIN (FORMAT binary)",
                     data: rows
                 )
-                var written: [DayFeature: Set<ExactString>] = [:]
-                if maintainRollups { written = try await updateRollups(unique, on: connection) }
+                var written = ActorSet()
+                if maintainRollups {
+                    let parameters = RollupBatch(rows: encoded, in: rows, userSets: maintainUserSets)
+                        .parameters(excluding: knownActors)
+                    try await connection.queryPrepared(Self.rollupStatementName, binary: parameters.arrays)
+                    written = parameters.newActors
+                }
                 try await connection.execute("COMMIT")
                 rememberActors(written)
-                return unique.count
+                return unique
             } catch let error as PostgresError where error.sqlState == "23505" {
                 try? await connection.execute("ROLLBACK")
                 optimisticMisses += 1
@@ -175,6 +183,8 @@ public actor PostgresSink: EventSink {
     /// COPY buffers kept between batches, one per concurrent write: allocating and freeing ~2 MB
     /// per batch showed up as malloc consolidation in profiles.
     private var spareRows: [[UInt8]] = []
+    /// Where each row's text fields are, for the rollups (kept between batches likewise).
+    private var spareEncoded: [[RollupBatch.Row]] = []
 
     /// Month ranges whose partitions exist (checked once per connection).
     private var ensuredMonths = Set<String>()
@@ -183,139 +193,21 @@ public actor PostgresSink: EventSink {
     private var optimisticCopy = true
     private var optimisticMisses = 0
 
-    /// A PostgreSQL array literal of text elements: `{"a","b \\"c\\""}`.
-    static func arrayLiteral(_ elements: [String]) -> String {
-        var bytes: [UInt8] = [UInt8(ascii: "{")]
-        bytes.reserveCapacity(elements.count * 24)
-        for (index, element) in elements.enumerated() {
-            if index > 0 { bytes.append(UInt8(ascii: ",")) }
-            bytes.append(UInt8(ascii: "\""))
-            for byte in element.utf8 {
-                if byte == UInt8(ascii: "\\") || byte == UInt8(ascii: "\"") { bytes.append(UInt8(ascii: "\\")) }
-                bytes.append(byte)
-            }
-            bytes.append(UInt8(ascii: "\""))
-        }
-        bytes.append(UInt8(ascii: "}"))
-        return String(decoding: bytes, as: UTF8.self)
-    }
+    /// Actors known to be in `tally.daily_actor_sets` for their day and feature: sending them
+    /// again would only repeat them (counts use DISTINCT), so batches leave them out. Filled only
+    /// after a commit; emptied when it reaches 100,000 keys (a few MB), to stay within the memory bound.
+    private var knownActors = ActorSet()
 
-    /// A (day, feature) of `tally.daily_actor_sets`.
-    struct DayFeature: Hashable {
-        var day: Int64
-        var feature: ExactString
-    }
-
-    /// Actors known to be in `tally.daily_actor_sets` for each (day, feature): sending them again
-    /// would only repeat them (counts use DISTINCT), so batches skip them. Ids compare byte-exactly: two ids that differ only in
-    /// Unicode normalization are two users to PostgreSQL. Bounded; filled only after a commit.
-    private var knownActors: [DayFeature: Set<ExactString>] = [:]
-    private var knownActorCount = 0
-
-    private func rememberActors(_ actors: [DayFeature: Set<ExactString>]) {
-        let added = actors.values.reduce(0) { $0 + $1.count }
-        if knownActorCount + added > 1_000_000 {
-            knownActors.removeAll(keepingCapacity: true)
-            knownActorCount = 0
-        }
-        for (key, ids) in actors { knownActors[key, default: []].formUnion(ids) }
-        knownActorCount += added
-    }
-
-    /// Adds a batch whose every event was inserted to the hourly rollups and the per-day actors;
-    /// returns the actor rows written, to remember once the transaction commits.
-    private func updateRollups(
-        _ events: [EventEnvelope],
-        on connection: PostgresConnection
-    ) async throws -> [DayFeature: Set<ExactString>] {
-        // Per hour, the few (feature, name) pairs in a short array searched linearly: one Int64
-        // hash per event instead of hashing two strings (this loop was 15 % of the client's CPU).
-        struct Group {
-            var feature: ExactString
-            var name: ExactString
-            var count: Int
-            var first: Timestamp
-            var last: Timestamp
-        }
-        var bucketOfHour: [Int64: Int] = [:]
-        var buckets: [(hour: Int64, groups: [Group])] = []
-        var currentHour = Int64.min
-        var current = -1
-        // Per (day, feature), the ids already known and the new ones: a batch spans a few days and
-        // features, so the sets are found by a short linear search, not a hash per event.
-        var actorSets: [(key: DayFeature, known: Set<ExactString>, new: Set<ExactString>)] = []
-        var currentSet = -1
-        for event in events {
-            let time = event.occurredAt
-            let seconds = time.secondsSinceEpoch
-            let hour = seconds - ((seconds % 3_600) + 3_600) % 3_600
-            if hour != currentHour {
-                currentHour = hour
-                if let index = bucketOfHour[hour] {
-                    current = index
-                } else {
-                    current = buckets.count
-                    bucketOfHour[hour] = current
-                    buckets.append((hour, []))
-                }
-            }
-            let feature = ExactString(event.feature ?? "")
-            let name = ExactString(event.name)
-            if let index = buckets[current].groups.firstIndex(where: { $0.name == name && $0.feature == feature }) {
-                buckets[current].groups[index].count += 1
-                if time < buckets[current].groups[index].first { buckets[current].groups[index].first = time }
-                if buckets[current].groups[index].last < time { buckets[current].groups[index].last = time }
-            } else {
-                buckets[current].groups.append(Group(feature: feature, name: name, count: 1, first: time, last: time))
-            }
-            if maintainUserSets, let actor = event.actorID {
-                let key = DayFeature(day: hour / 86_400 - (hour < 0 && hour % 86_400 != 0 ? 1 : 0), feature: feature)
-                if currentSet < 0 || actorSets[currentSet].key != key {
-                    if let index = actorSets.firstIndex(where: { $0.key == key }) {
-                        currentSet = index
-                    } else {
-                        currentSet = actorSets.count
-                        actorSets.append((key, knownActors[key] ?? [], []))
-                    }
-                }
-                let id = ExactString(actor)
-                if !actorSets[currentSet].known.contains(id) { actorSets[currentSet].new.insert(id) }
-            }
-        }
-        // Two small INSERTs from array parameters in one round trip: no temporary tables to
-        // truncate at every commit (which cost more than the inserts themselves).
-        var columns: [[String]] = Array(repeating: [], count: 9)
-        // Rollup rows in key order: concurrent loads then lock them in the same order, so they
-        // wait for each other briefly instead of deadlocking (the user sets are plain inserts).
-        for bucket in buckets.sorted(by: { $0.hour < $1.hour }) {
-            let hour = Timestamp(secondsSinceEpoch: bucket.hour).rfc3339
-            for group in bucket.groups.sorted(by: { ($0.feature, $0.name) < ($1.feature, $1.name) }) {
-                columns[0].append(hour)
-                columns[1].append(group.feature.string)
-                columns[2].append(group.name.string)
-                columns[3].append(String(group.count))
-                columns[4].append(group.first.rfc3339)
-                columns[5].append(group.last.rfc3339)
-            }
-        }
-        var written: [DayFeature: Set<ExactString>] = [:]
-        for set in actorSets.sorted(by: { ($0.key.day, $0.key.feature) < ($1.key.day, $1.key.feature) })
-        where !set.new.isEmpty {
-            let day = CivilDate(daysSinceEpoch: set.key.day).isoString
-            for id in set.new.sorted() {
-                columns[6].append(day)
-                columns[7].append(set.key.feature.string)
-                columns[8].append(id.string)
-            }
-            written[set.key] = set.new
-        }
-        try await connection.queryPrepared(Self.rollupStatementName, columns.map { Self.arrayLiteral($0) })
-        return written
+    private func rememberActors(_ actors: ActorSet) {
+        if knownActors.count + actors.count > 100_000 { knownActors.removeAll() }
+        knownActors.formUnion(actors)
     }
 
     static let rollupStatementName = "tally_rollups"
 
-    /// Rollup and actor rows from array parameters; prepared once per connection.
+    /// Rollup rows and per-day actors from binary array parameters (``RollupBatch``); prepared once
+    /// per connection. The actors come as one flat array ($11) and, per (day, feature), the bounds
+    /// of its slice ($9, $10): a row per group with no unnest and regrouping on the server.
     static let rollupStatement = """
         WITH rollup AS (
             INSERT INTO tally.rollup_hourly AS r (hour, feature, name, events, first_seen, last_seen)
@@ -325,8 +217,8 @@ public actor PostgresSink: EventSink {
             RETURNING 1
         )
         INSERT INTO tally.daily_actor_sets (day, feature, actors)
-        SELECT day, feature, array_agg(actor) FROM unnest($7::date[], $8::text[], $9::text[]) AS a(day, feature, actor)
-        GROUP BY day, feature
+        SELECT g.day, g.feature, ($11::text[])[g.first:g.last]
+        FROM unnest($7::date[], $8::text[], $9::int[], $10::int[]) AS g(day, feature, first, last)
         """
 
     // RETURNING only the key, then the rest from the staging rows: the writer role needs SELECT on

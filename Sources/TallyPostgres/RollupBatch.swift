@@ -1,0 +1,217 @@
+package import TallyCore
+
+#if canImport(Glibc)
+    import Glibc
+#elseif canImport(Musl)
+    import Musl
+#elseif canImport(Darwin)
+    import Darwin
+#endif
+
+/// The hourly rollup rows and per-day actors of one batch whose every event is being inserted,
+/// aggregated from the batch's binary COPY rows.
+///
+/// Features, names and actor ids are hashed and compared as the bytes already encoded for COPY:
+/// byte-exact, as PostgreSQL compares text, and without retaining or hashing a `String` per event
+/// (that pass had cost as much client CPU as encoding the rows; rollup upkeep is held to 15 % of
+/// ingest time). Only the few distinct rows become strings, in ``parameters(excluding:)``.
+package struct RollupBatch {
+    /// Where one encoded row's text fields sit in the COPY buffer.
+    package struct Row {
+        package var occurredAt: Timestamp
+        package var fields: CopyBinaryEncoder.TextFields
+
+        package init(occurredAt: Timestamp, fields: CopyBinaryEncoder.TextFields) {
+            self.occurredAt = occurredAt
+            self.fields = fields
+        }
+    }
+
+    /// The statement's parameters (binary arrays, see ``PostgresSink/rollupStatement``), and the
+    /// actors they add (to remember once committed).
+    package struct Parameters {
+        package var arrays: [[UInt8]]
+        package var newActors: ActorSet
+    }
+
+    private struct Cell {
+        var hour: Int64
+        var pair: Int
+        var count: Int
+        var first: Timestamp
+        var last: Timestamp
+    }
+
+    private struct Pair {
+        var feature: Range<Int>
+        var name: Range<Int>
+        /// The index of the first pair with the same feature: features numbered by first use.
+        var featureIndex: Int
+    }
+
+    private struct Group: Hashable {
+        var day: Int64
+        var featureIndex: Int
+    }
+
+    private let bytes: [UInt8]
+    private var pairs: [Pair] = []
+    private var pairSlots = HashSlots()
+    private var cells: [Cell] = []
+    /// The batch's distinct (day, feature, actor) keys, and each one's feature index.
+    private var actors: ActorSet
+    private var actorFeature: [Int] = []
+
+    /// Aggregates `rows`, encoded in `bytes`; `userSets: false` skips the actors.
+    package init(rows: [Row], in bytes: [UInt8], userSets: Bool) {
+        self.bytes = bytes
+        // A batch of time-ordered events has a few thousand distinct actors at most; room for a
+        // third of the rows spares most regrowing.
+        actors = ActorSet(capacity: userSets ? rows.count / 3 : 0)
+        var cellOfPairInHour: [Int64: [Int]] = [:]
+        var currentHour = Int64.min
+        var current: [Int] = []
+        bytes.withUnsafeBufferPointer { buffer in
+            for row in rows {
+                let seconds = row.occurredAt.secondsSinceEpoch
+                let hour = seconds - ((seconds % 3_600) + 3_600) % 3_600
+                if hour != currentHour {
+                    if currentHour != .min { cellOfPairInHour[currentHour] = current }
+                    current = cellOfPairInHour[hour] ?? []
+                    currentHour = hour
+                }
+                let pair = pairIndex(row.fields.feature, row.fields.name, in: buffer)
+                if current.count <= pair {
+                    current.append(contentsOf: repeatElement(-1, count: pair + 1 - current.count))
+                }
+                let time = row.occurredAt
+                if current[pair] < 0 {
+                    current[pair] = cells.count
+                    cells.append(Cell(hour: hour, pair: pair, count: 1, first: time, last: time))
+                } else {
+                    let cell = current[pair]
+                    cells[cell].count += 1
+                    if time < cells[cell].first { cells[cell].first = time }
+                    if cells[cell].last < time { cells[cell].last = time }
+                }
+                if userSets, let id = row.fields.userID ?? row.fields.anonymousID {
+                    let day = hour >= 0 ? hour / 86_400 : (hour + 1) / 86_400 - 1
+                    let feature = Self.raw(buffer, pairs[pair].feature)
+                    let actor = Self.raw(buffer, id)
+                    let hash = ActorSet.hash(day: day, feature: feature, id: actor)
+                    if actors.insert(day: day, feature: feature, id: actor, hash: hash) {
+                        actorFeature.append(pairs[pair].featureIndex)
+                    }
+                }
+            }
+        }
+    }
+
+    /// The index of the (feature, name) pair, added if new.
+    private mutating func pairIndex(_ feature: Range<Int>, _ name: Range<Int>, in buffer: UnsafeBufferPointer<UInt8>)
+        -> Int
+    {
+        let hash = ByteHash.finish(
+            ByteHash.combine(ByteHash.combine(ByteHash.start(), Self.raw(buffer, feature)), Self.raw(buffer, name))
+        )
+        if let found = pairSlots.find(
+            hash,
+            where: {
+                Self.equal(pairs[$0].feature, feature, in: buffer) && Self.equal(pairs[$0].name, name, in: buffer)
+            }
+        ) {
+            return found
+        }
+        // A new pair (a few per batch): its feature's number by a linear search.
+        let featureIndex = pairs.firstIndex { Self.equal($0.feature, feature, in: buffer) } ?? pairs.count
+        pairs.append(Pair(feature: feature, name: name, featureIndex: featureIndex))
+        pairSlots.insert(hash, index: pairs.count - 1)
+        return pairs.count - 1
+    }
+
+    private static func raw(_ buffer: UnsafeBufferPointer<UInt8>, _ range: Range<Int>) -> UnsafeRawBufferPointer {
+        UnsafeRawBufferPointer(UnsafeBufferPointer(rebasing: buffer[range]))
+    }
+
+    private static func equal(_ left: Range<Int>, _ right: Range<Int>, in buffer: UnsafeBufferPointer<UInt8>) -> Bool {
+        left.count == right.count
+            && (left.isEmpty
+                || memcmp(buffer.baseAddress! + left.lowerBound, buffer.baseAddress! + right.lowerBound, left.count)
+                    == 0)
+    }
+
+    /// Byte order of two ranges, as PostgreSQL's "C" collation sorts.
+    private static func less(_ left: Range<Int>, _ right: Range<Int>, in buffer: UnsafeBufferPointer<UInt8>) -> Bool {
+        let common = min(left.count, right.count)
+        let order =
+            common == 0
+            ? 0 : memcmp(buffer.baseAddress! + left.lowerBound, buffer.baseAddress! + right.lowerBound, common)
+        return order != 0 ? order < 0 : left.count < right.count
+    }
+
+    /// The rollup statement's parameters: rollup rows in key order, so that concurrent loads lock
+    /// them in the same order (they wait briefly instead of deadlocking); the actors not in `known`
+    /// (already stored) as one slice of a flat array per (day, feature).
+    package func parameters(excluding known: ActorSet) -> Parameters {
+        var hours = PostgresBinaryArray(of: .timestamptz)
+        var features = PostgresBinaryArray(of: .text)
+        var names = PostgresBinaryArray(of: .text)
+        var counts = PostgresBinaryArray(of: .int8)
+        var firsts = PostgresBinaryArray(of: .timestamptz)
+        var lasts = PostgresBinaryArray(of: .timestamptz)
+        bytes.withUnsafeBufferPointer { buffer in
+            var rank = [Int](repeating: 0, count: pairs.count)
+            let byKey = pairs.indices.sorted { left, right in
+                let (a, b) = (pairs[left], pairs[right])
+                if !Self.equal(a.feature, b.feature, in: buffer) { return Self.less(a.feature, b.feature, in: buffer) }
+                return Self.less(a.name, b.name, in: buffer)
+            }
+            for (position, pair) in byKey.enumerated() { rank[pair] = position }
+            for cell in cells.sorted(by: { ($0.hour, rank[$0.pair]) < ($1.hour, rank[$1.pair]) }) {
+                hours.append(timestamp: Timestamp(secondsSinceEpoch: cell.hour))
+                features.append(text: Self.raw(buffer, pairs[cell.pair].feature))
+                names.append(text: Self.raw(buffer, pairs[cell.pair].name))
+                counts.append(int64: Int64(cell.count))
+                firsts.append(timestamp: cell.first)
+                lasts.append(timestamp: cell.last)
+            }
+        }
+        var days = PostgresBinaryArray(of: .date)
+        var groupFeatures = PostgresBinaryArray(of: .text)
+        var firstIndices = PostgresBinaryArray(of: .int4)
+        var lastIndices = PostgresBinaryArray(of: .int4)
+        var ids = PostgresBinaryArray(of: .text)
+        var newActors = ActorSet()
+        actors.bytes.withUnsafeBytes { stored in
+            var groups: [Group: [Int]] = [:]
+            for (index, actor) in actors.entries.enumerated() {
+                let feature = UnsafeRawBufferPointer(rebasing: stored[actor.feature])
+                let id = UnsafeRawBufferPointer(rebasing: stored[actor.id])
+                guard !known.contains(day: actor.day, feature: feature, id: id, hash: actor.hash) else { continue }
+                groups[Group(day: actor.day, featureIndex: actorFeature[index]), default: []].append(index)
+            }
+            for (group, members) in groups.sorted(by: {
+                ($0.key.day, $0.key.featureIndex) < ($1.key.day, $1.key.featureIndex)
+            }) {
+                let feature = UnsafeRawBufferPointer(rebasing: stored[actors.entries[members[0]].feature])
+                days.append(daysSinceEpoch: group.day)
+                groupFeatures.append(text: feature)
+                firstIndices.append(int32: Int32(ids.count + 1))
+                for member in members {
+                    let actor = actors.entries[member]
+                    let id = UnsafeRawBufferPointer(rebasing: stored[actor.id])
+                    ids.append(text: id)
+                    newActors.insert(day: actor.day, feature: feature, id: id, hash: actor.hash)
+                }
+                lastIndices.append(int32: Int32(ids.count))
+            }
+        }
+        return Parameters(
+            arrays: [
+                hours, features, names, counts, firsts, lasts, days, groupFeatures, firstIndices, lastIndices, ids,
+            ]
+            .map(\.bytes),
+            newActors: newActors
+        )
+    }
+}
