@@ -101,10 +101,14 @@ let package = Package(
             swiftSettings: strict
         ),
 
+        // glibc's mallopt, for the CLI's malloc arena limit.
+        .systemLibrary(name: "CMalloc"),
+
         // The command-line tool: thin commands over the libraries.
         .executableTarget(
             name: "tally",
             dependencies: [
+                "CMalloc",
                 "TallyCore",
                 "TallySchema",
                 "TallyIngest",

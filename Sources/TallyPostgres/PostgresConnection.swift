@@ -178,9 +178,17 @@ public final class PostgresConnection: @unchecked Sendable {
             throw PostgresError(.copy, message: "COPY did not start", secret: secret)
         }
         PQclear(start)
+        // In 256 KB pieces: libpq copies what it is given into its output buffer, which keeps its
+        // largest size for the connection's life (a whole 2.5 MB batch per connection, before).
         let sent = data.withUnsafeBufferPointer { buffer -> Int32 in
             buffer.baseAddress!.withMemoryRebound(to: CChar.self, capacity: buffer.count) { pointer in
-                PQputCopyData(connection, pointer, Int32(buffer.count))
+                var offset = 0
+                while offset < buffer.count {
+                    let length = min(262_144, buffer.count - offset)
+                    guard PQputCopyData(connection, pointer + offset, Int32(length)) == 1 else { return -1 }
+                    offset += length
+                }
+                return 1
             }
         }
         let ended = PQputCopyEnd(connection, sent == 1 ? nil : "client failed to send the data")

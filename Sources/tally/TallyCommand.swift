@@ -16,6 +16,11 @@ struct TallyCommand: AsyncParsableCommand {
             GenerateCommand.self,
         ]
     )
+
+    static func main() async {
+        ProcessMemory.limitMallocArenas()
+        await main(nil)
+    }
 }
 
 /// The release of this build.
