@@ -28,6 +28,16 @@ public final class PostgresConnection: @unchecked Sendable {
                     secret: connection.secret
                 )
             }
+            // The server's NOTICEs ("schema tally already exists, skipping" at every migrate) are
+            // not for tally's users; libpq would print them to stderr. Warnings still are.
+            PQsetNoticeProcessor(
+                handle,
+                { _, message in
+                    guard let message, strncmp(message, "WARNING", 7) == 0 else { return }
+                    _ = write(2, message, strlen(message))
+                },
+                nil
+            )
             connection.connection = handle
         }
         return connection

@@ -75,9 +75,11 @@ struct DoctorCommand: AsyncParsableCommand {
             """
         )
         let partitionCount = Int(partitions.first?.first.flatMap { $0 } ?? "0") ?? 0
+        let latest = partitions.first?[1].flatMap { $0.isEmpty ? nil : $0 }
         report(
             true,
-            "partitions of tally.events: \(partitionCount) (monthly, created on demand; latest \(partitions.first?[1] ?? "none"))"
+            "partitions of tally.events: \(partitionCount) (monthly, created on demand"
+                + (latest.map { "; latest \($0))" } ?? "; none yet: the first ingest creates them)")
         )
         let hasFailedEvents = try await connection.query("SELECT to_regclass('tally.failed_events') IS NOT NULL")
         if hasFailedEvents.first?.first == "t" {
