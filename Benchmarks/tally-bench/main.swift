@@ -75,12 +75,17 @@ if selected("ingest") {
 }
 
 if selected("rollups") {
-    let rollups = try RollupBenchmark.run(events: quick ? 50_000 : 200_000, rounds: quick ? 3 : 9)
     print("")
     print("PostgreSQL sink, client side: hourly rollups + per-day actors of 5,000-event batches vs COPY encoding")
-    print("  rollups      \(format(nanoseconds: rollups.rollups)) per event")
-    print("  COPY rows    \(format(nanoseconds: rollups.encode)) per event (done for every load)")
-    print("  ratio        \(rounded(rollups.rollups / rollups.encode))× (end to end: scripts/bench-postgres.sh)")
+    for users in [500, 100_000] {
+        let rollups = try RollupBenchmark.run(events: quick ? 50_000 : 200_000, users: users, rounds: quick ? 3 : 9)
+        print(
+            "  \(users) users: rollups \(format(nanoseconds: rollups.rollups)), COPY rows "
+                + "\(format(nanoseconds: rollups.encode)) per event (done for every load): "
+                + "\(rounded(rollups.rollups / rollups.encode))×"
+        )
+    }
+    print("  (end to end: scripts/bench-postgres.sh)")
 }
 
 if selected("memory") {

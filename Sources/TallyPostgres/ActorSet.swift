@@ -63,8 +63,14 @@ package struct ActorSet {
 
     /// Adds every key of `other`.
     package mutating func formUnion(_ other: ActorSet) {
+        formUnion(other, entries: Array(other.entries.indices))
+    }
+
+    /// Adds the keys of `other` at `indices` (of its ``entries``).
+    package mutating func formUnion(_ other: ActorSet, entries indices: [Int]) {
         other.bytes.withUnsafeBytes { source in
-            for entry in other.entries {
+            for index in indices {
+                let entry = other.entries[index]
                 insert(
                     day: entry.day,
                     feature: UnsafeRawBufferPointer(rebasing: source[entry.feature]),
@@ -75,9 +81,11 @@ package struct ActorSet {
         }
     }
 
-    /// Empties the set.
+    /// Empties the set, keeping its storage.
     package mutating func removeAll() {
-        self = ActorSet()
+        bytes.removeAll(keepingCapacity: true)
+        entries.removeAll(keepingCapacity: true)
+        slots.removeAll()
     }
 
     private static func equal(_ stored: UnsafeRawBufferPointer, _ range: Range<Int>, _ key: UnsafeRawBufferPointer)

@@ -38,6 +38,12 @@ struct HashSlots {
         count += 1
     }
 
+    /// Empties the table, keeping its size.
+    mutating func removeAll() {
+        for index in slots.indices { slots[index] = -1 }
+        count = 0
+    }
+
     private mutating func grow() {
         let (oldSlots, oldHashes) = (slots, hashes)
         slots = [Int](repeating: -1, count: oldSlots.count * 2)

@@ -146,7 +146,7 @@ public actor PostgresSink: EventSink {
                     "COPY tally.events (\(CopyBinaryEncoder.columns)) FROM STDIN (FORMAT binary)",
                     data: rows
                 )
-                var written = ActorSet()
+                var written = RollupBatch.NewActors()
                 if maintainRollups {
                     let parameters = RollupBatch(rows: encoded, in: rows, userSets: maintainUserSets)
                         .parameters(excluding: knownActors)
@@ -196,11 +196,13 @@ public actor PostgresSink: EventSink {
     /// Actors known to be in `tally.daily_actor_sets` for their day and feature: sending them
     /// again would only repeat them (counts use DISTINCT), so batches leave them out. Filled only
     /// after a commit; emptied at 16,384 keys (under 2 MB), to stay within the memory bound.
-    private var knownActors = ActorSet()
+    private var knownActors = ActorSet(capacity: knownActorLimit)
+    /// How many stored actors a sink remembers at most.
+    package static let knownActorLimit = 16_384
 
-    private func rememberActors(_ actors: ActorSet) {
-        if knownActors.count + actors.count > 16_384 { knownActors.removeAll() }
-        knownActors.formUnion(actors)
+    private func rememberActors(_ actors: RollupBatch.NewActors) {
+        if knownActors.count + actors.count > Self.knownActorLimit { knownActors.removeAll() }
+        knownActors.formUnion(actors.set, entries: actors.entries)
     }
 
     static let rollupStatementName = "tally_rollups"

@@ -31,7 +31,16 @@ package struct RollupBatch {
     /// actors they add (to remember once committed).
     package struct Parameters {
         package var arrays: [[UInt8]]
-        package var newActors: ActorSet
+        package var newActors: NewActors
+    }
+
+    /// The actors a batch adds: entries of its own set, to remember once the transaction commits.
+    package struct NewActors {
+        package var set = ActorSet(capacity: 0)
+        package var entries: [Int] = []
+        package var count: Int { entries.count }
+
+        package init() {}
     }
 
     private struct Cell {
@@ -49,7 +58,7 @@ package struct RollupBatch {
         var featureIndex: Int
     }
 
-    private struct Group: Hashable {
+    private struct Group: Equatable {
         var day: Int64
         var featureIndex: Int
     }
@@ -65,9 +74,8 @@ package struct RollupBatch {
     /// Aggregates `rows`, encoded in `bytes`; `userSets: false` skips the actors.
     package init(rows: [Row], in bytes: [UInt8], userSets: Bool) {
         self.bytes = bytes
-        // A batch of time-ordered events has a few thousand distinct actors at most; room for a
-        // third of the rows spares most regrowing.
-        actors = ActorSet(capacity: userSets ? rows.count / 3 : 0)
+        // Room for every row: many users with few events each make nearly every event a new key.
+        actors = ActorSet(capacity: userSets ? rows.count : 0)
         var cellOfPairInHour: [Int64: [Int]] = [:]
         var currentHour = Int64.min
         var current: [Int] = []
@@ -181,27 +189,34 @@ package struct RollupBatch {
         var firstIndices = PostgresBinaryArray(of: .int4)
         var lastIndices = PostgresBinaryArray(of: .int4)
         var ids = PostgresBinaryArray(of: .text)
-        var newActors = ActorSet()
+        var newActors = NewActors()
+        newActors.set = actors
+        newActors.entries.reserveCapacity(actors.count)
         actors.bytes.withUnsafeBytes { stored in
-            var groups: [Group: [Int]] = [:]
+            // The few (day, feature) groups of a batch, found by a linear search from the last one.
+            var groups: [(key: Group, members: [Int])] = []
+            var last = -1
             for (index, actor) in actors.entries.enumerated() {
                 let feature = UnsafeRawBufferPointer(rebasing: stored[actor.feature])
                 let id = UnsafeRawBufferPointer(rebasing: stored[actor.id])
                 guard !known.contains(day: actor.day, feature: feature, id: id, hash: actor.hash) else { continue }
-                groups[Group(day: actor.day, featureIndex: actorFeature[index]), default: []].append(index)
+                let key = Group(day: actor.day, featureIndex: actorFeature[index])
+                if last < 0 || groups[last].key != key {
+                    last = groups.firstIndex { $0.key == key } ?? groups.count
+                    if last == groups.count { groups.append((key, [])) }
+                }
+                groups[last].members.append(index)
             }
-            for (group, members) in groups.sorted(by: {
-                ($0.key.day, $0.key.featureIndex) < ($1.key.day, $1.key.featureIndex)
-            }) {
+            groups.sort { ($0.key.day, $0.key.featureIndex) < ($1.key.day, $1.key.featureIndex) }
+            for (group, members) in groups {
                 let feature = UnsafeRawBufferPointer(rebasing: stored[actors.entries[members[0]].feature])
                 days.append(daysSinceEpoch: group.day)
                 groupFeatures.append(text: feature)
                 firstIndices.append(int32: Int32(ids.count + 1))
                 for member in members {
                     let actor = actors.entries[member]
-                    let id = UnsafeRawBufferPointer(rebasing: stored[actor.id])
-                    ids.append(text: id)
-                    newActors.insert(day: actor.day, feature: feature, id: id, hash: actor.hash)
+                    ids.append(text: UnsafeRawBufferPointer(rebasing: stored[actor.id]))
+                    newActors.entries.append(member)
                 }
                 lastIndices.append(int32: Int32(ids.count))
             }
