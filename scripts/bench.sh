@@ -2,7 +2,8 @@
 # The performance figures, each next to its baseline in the same run (release build): the
 # in-process benchmarks (tally-bench), then the PostgreSQL ones (scripts/bench-postgres.sh, on a
 # throwaway cluster).
-#   scripts/bench.sh           full run (15 rounds; PostgreSQL: 200k events, 7 rounds, 1M-event summary)
+#   scripts/bench.sh           full run (15 rounds; PostgreSQL: 200k events, 7 rounds and 15 for rollup
+#                              upkeep, 1M-event summary)
 #   scripts/bench.sh --quick   a smoke run
 #   scripts/bench.sh --only memory --rss-lines 10000000   one in-process figure (no PostgreSQL part)
 #   scripts/bench-postgres.sh 200000 10000000             the 10M-event summary figure (~3 min more)
@@ -15,6 +16,6 @@ swift build -c release --product tally >&2  # the memory benchmark runs the real
 .build/release/tally-bench "$@"
 case " $* " in
     *" --only "*) ;;
-    *" --quick "*) echo; TALLY_BENCH_ROUNDS=3 scripts/bench-postgres.sh 50000 200000 ;;
+    *" --quick "*) echo; TALLY_BENCH_ROUNDS=3 TALLY_BENCH_PAIRS=5 scripts/bench-postgres.sh 50000 200000 ;;
     *) echo; scripts/bench-postgres.sh ;;
 esac
