@@ -6,7 +6,7 @@
 #   the same                                                          vs   Python json.loads + psycopg cursor.copy()
 #     (7 rounds, or $TALLY_BENCH_ROUNDS)
 #   the same                                                          vs   tally ingest without rollup upkeep
-#     (15 rounds, or $TALLY_BENCH_PAIRS)
+#     (15 rounds, or $TALLY_BENCH_PAIRS; with 500 users, then with 100,000)
 #   tally summary --by feature from the rollups                        vs   the raw GROUP BY (--exact)
 #   scripts/bench-postgres.sh [EVENTS] [SUMMARY_EVENTS]     (defaults 200000 and 1000000; the 10M
 #                                                            figure: SUMMARY_EVENTS=10000000, ~3 min)
@@ -39,7 +39,8 @@ seconds() { local start end; start=$(date +%s.%N); "$@" >/dev/null 2>&1; end=$(d
 median() { quantile 0.5 "$@"; }
 # quantile Q VALUES…: the value at fraction Q of the sorted values (nearest rank).
 quantile() { local q="$1"; shift; printf '%s\n' "$@" | sort -g | awk -v q="$q" '{ v[NR] = $1 } END { i = int(q * (NR - 1) + 1.5); if (i > NR) i = NR; print v[i] }'; }
-ingest() { "$tally" ingest "$work/events.ndjson" --sink postgres --database-url "$url" --quiet --data-dir "$work/data" "$@"; }
+input="$work/events.ndjson"
+ingest() { "$tally" ingest "$input" --sink postgres --database-url "$url" --quiet --data-dir "$work/data" "$@"; }
 # Rounds run the variants back to back, odd rounds in one order and even rounds in the reverse (no
 # variant always follows the same one); ratios are taken within a round and their median reported,
 # so that a slow period of this noisy machine affects both sides of a ratio alike.
@@ -78,6 +79,23 @@ for round in $(seq "$pairs"); do
     full_runs+=("$t"); bare_runs+=("$b"); counts_runs+=("$h")
     rollup_ratio+=("$(echo "($t / $b - 1) * 100" | bc -l)"); counts_ratio+=("$(echo "($h / $b - 1) * 100" | bc -l)")
 done
+# The same with 100,000 users instead of 500: nearly every event is a new user-day, the costliest
+# case for the per-day user sets (500 users give each user ~10 events per day and feature).
+"$tally" generate --events "$events" --users 100000 > "$work/sparse.ndjson"
+input="$work/sparse.ndjson"
+sparse_ratio=()
+for round in $(seq "$pairs"); do
+    variants=(t b)
+    [ $((round % 2)) = 0 ] && variants=(b t)
+    for variant in "${variants[@]}"; do
+        reset
+        case "$variant" in
+            t) t=$(seconds ingest) ;;
+            b) b=$(seconds ingest --no-rollups) ;;
+        esac
+    done
+    sparse_ratio+=("$(echo "($t / $b - 1) * 100" | bc -l)")
+done
 t=$(median "${tally_runs[@]}"); c=$(median "${copy_runs[@]}"); p=$(median "${python_runs[@]}")
 full=$(median "${full_runs[@]}"); b=$(median "${bare_runs[@]}"); h=$(median "${counts_runs[@]}")
 mb=$(du -m "$work/events.ndjson" | cut -f1)
@@ -94,6 +112,8 @@ printf '  rollup upkeep: with %.2f s, without %.2f s → adds %.0f%% to ingest t
     "$full" "$b" "$(median "${rollup_ratio[@]}")"
 printf '    %.0f%% to %.0f%%; target ≤ 15%%); hourly counts alone %.2f s → %.0f%%, the exact per-day user sets the rest\n' \
     "$(quantile 0.25 "${rollup_ratio[@]}")" "$(quantile 0.75 "${rollup_ratio[@]}")" "$h" "$(median "${counts_ratio[@]}")"
+printf '  rollup upkeep with 100,000 users (nearly every event a new user-day): adds %.0f%% (middle half %.0f%% to %.0f%%)\n' \
+    "$(median "${sparse_ratio[@]}")" "$(quantile 0.25 "${sparse_ratio[@]}")" "$(quantile 0.75 "${sparse_ratio[@]}")"
 
 # Summaries: a database holding SUMMARY_EVENTS events over 60 days, the per-feature summary from
 # the rollups and user sets against the same summary from the raw events, medians of 5.
