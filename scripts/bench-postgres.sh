@@ -41,22 +41,32 @@ median() { quantile 0.5 "$@"; }
 quantile() { local q="$1"; shift; printf '%s\n' "$@" | sort -g | awk -v q="$q" '{ v[NR] = $1 } END { i = int(q * (NR - 1) + 1.5); if (i > NR) i = NR; print v[i] }'; }
 input="$work/events.ndjson"
 ingest() { "$tally" ingest "$input" --sink postgres --database-url "$url" --quiet --data-dir "$work/data" "$@"; }
-# Rounds run the variants back to back, odd rounds in one order and even rounds in the reverse (no
-# variant always follows the same one); ratios are taken within a round and their median reported,
-# so that a slow period of this noisy machine affects both sides of a ratio alike.
-rounds="${TALLY_BENCH_ROUNDS:-7}"
-tally_runs=(); copy_runs=(); python_runs=(); copy_ratio=(); python_ratio=()
-for round in $(seq "$rounds"); do
-    variants=(t c p)
-    [ $((round % 2)) = 0 ] && variants=(p c t)
-    for variant in "${variants[@]}"; do
+# run_round N VARIANT…: times each variant on emptied tables, back to back, into $t (tally ingest),
+# $b (without rollup upkeep), $h (hourly counts only), $c (psql \copy) or $p (psycopg); odd rounds
+# in the order given and even rounds in the reverse, so that no variant always follows the same one.
+run_round() {
+    local round="$1" variant index
+    shift
+    local variants=("$@")
+    for ((index = 0; index < ${#variants[@]}; index++)); do
+        variant="${variants[index]}"
+        [ $((round % 2)) = 0 ] && variant="${variants[${#variants[@]} - 1 - index]}"
         reset
         case "$variant" in
             t) t=$(seconds ingest) ;;
+            b) b=$(seconds ingest --no-rollups) ;;
+            h) h=$(seconds ingest --no-user-sets) ;;
             c) c=$(seconds psql "$url" -qc "\\copy tally.events ($columns) FROM '$work/events.csv' CSV") ;;
             p) p=$(seconds python3 Benchmarks/postgres/psycopg_load.py "$url" "$work/events.ndjson") ;;
         esac
     done
+}
+# Ratios are taken within a round and their median reported, so that a slow period of this noisy
+# machine affects both sides of a ratio alike.
+rounds="${TALLY_BENCH_ROUNDS:-7}"
+tally_runs=(); copy_runs=(); python_runs=(); copy_ratio=(); python_ratio=()
+for round in $(seq "$rounds"); do
+    run_round "$round" t c p
     tally_runs+=("$t"); copy_runs+=("$c"); python_runs+=("$p")
     copy_ratio+=("$(echo "$c / $t" | bc -l)"); python_ratio+=("$(echo "$t / $p" | bc -l)")
 done
@@ -66,16 +76,7 @@ done
 pairs="${TALLY_BENCH_PAIRS:-15}"
 full_runs=(); bare_runs=(); counts_runs=(); rollup_ratio=(); counts_ratio=()
 for round in $(seq "$pairs"); do
-    variants=(t b h)
-    [ $((round % 2)) = 0 ] && variants=(h b t)
-    for variant in "${variants[@]}"; do
-        reset
-        case "$variant" in
-            t) t=$(seconds ingest) ;;
-            b) b=$(seconds ingest --no-rollups) ;;
-            h) h=$(seconds ingest --no-user-sets) ;;
-        esac
-    done
+    run_round "$round" t b h
     full_runs+=("$t"); bare_runs+=("$b"); counts_runs+=("$h")
     rollup_ratio+=("$(echo "($t / $b - 1) * 100" | bc -l)"); counts_ratio+=("$(echo "($h / $b - 1) * 100" | bc -l)")
 done
@@ -85,15 +86,7 @@ done
 input="$work/sparse.ndjson"
 sparse_ratio=()
 for round in $(seq "$pairs"); do
-    variants=(t b)
-    [ $((round % 2)) = 0 ] && variants=(b t)
-    for variant in "${variants[@]}"; do
-        reset
-        case "$variant" in
-            t) t=$(seconds ingest) ;;
-            b) b=$(seconds ingest --no-rollups) ;;
-        esac
-    done
+    run_round "$round" t b
     sparse_ratio+=("$(echo "($t / $b - 1) * 100" | bc -l)")
 done
 t=$(median "${tally_runs[@]}"); c=$(median "${copy_runs[@]}"); p=$(median "${python_runs[@]}")
