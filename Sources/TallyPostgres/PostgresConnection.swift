@@ -79,12 +79,6 @@ public final class PostgresConnection: @unchecked Sendable {
         }
     }
 
-    /// Runs prepared statement `name` with parameters (text format) and returns its rows.
-    @discardableResult
-    public func queryPrepared(_ name: String, _ parameters: [String?]) async throws -> Rows {
-        try await run { connection in try connection.executePrepared(name, parameters) }
-    }
-
     /// Runs prepared statement `name` with parameters in binary format (each in the wire format of
     /// the type the statement casts it to) and returns its rows.
     @discardableResult
@@ -140,20 +134,6 @@ public final class PostgresConnection: @unchecked Sendable {
             }
         } else {
             result = PQexec(connection, sql)
-        }
-        defer { PQclear(result) }
-        try check(result, connection)
-        return rows(result)
-    }
-
-    private func executePrepared(_ name: String, _ parameters: [String?]) throws -> Rows {
-        let connection = try handle()
-        var cStrings: [UnsafeMutablePointer<CChar>?] = parameters.map { $0.map { strdup($0) } ?? nil }
-        defer { for pointer in cStrings { free(pointer) } }
-        let result = cStrings.withUnsafeMutableBufferPointer { buffer in
-            buffer.withMemoryRebound(to: UnsafePointer<CChar>?.self) { values in
-                PQexecPrepared(connection, name, Int32(parameters.count), values.baseAddress, nil, nil, 0)
-            }
         }
         defer { PQclear(result) }
         try check(result, connection)
