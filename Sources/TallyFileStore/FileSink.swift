@@ -49,8 +49,15 @@ public actor FileSink: EventSink {
     /// The settings in use.
     public nonisolated let configuration: Configuration
     private let logger: Logger
-    private var openFiles: [CivilDate: OpenFile] = [:]
+    /// A day's file of events or of identity records.
+    private struct FileKey: Hashable {
+        var day: CivilDate
+        var identities: Bool
+    }
+
+    private var openFiles: [FileKey: OpenFile] = [:]
     private var directoryNeedsSync = false
+    private var identitiesDirectoryNeedsSync = false
     private var useCounter: UInt64 = 0
     private var isShutDown = false
 
@@ -67,13 +74,17 @@ public actor FileSink: EventSink {
 
     public func write(_ batch: [EventEnvelope]) async throws {
         guard !isShutDown else { throw IOError(operation: "write", path: layout.eventsDirectory, errno: EBADF) }
-        var byDay: [CivilDate: [UInt8]] = [:]
+        var byDay: [FileKey: [UInt8]] = [:]
         for event in batch {
-            event.appendNDJSON(to: &byDay[event.occurredAt.utcDate, default: []])
+            let key = FileKey(day: event.occurredAt.utcDate, identities: event.kind.isIdentity)
+            event.appendNDJSON(to: &byDay[key, default: []])
         }
         // Oldest day first, so a batch of one day (the usual case) is a single write.
-        for (day, bytes) in byDay.sorted(by: { $0.key.daysSinceEpoch < $1.key.daysSinceEpoch }) {
-            try append(bytes, day: day)
+        let ordered = byDay.sorted {
+            ($0.key.identities ? 1 : 0, $0.key.day.daysSinceEpoch) < ($1.key.identities ? 1 : 0, $1.key.day.daysSinceEpoch)
+        }
+        for (key, bytes) in ordered {
+            try append(bytes, key: key)
         }
     }
 
@@ -94,6 +105,14 @@ public actor FileSink: EventSink {
                 firstError = firstError ?? error
             }
         }
+        if identitiesDirectoryNeedsSync {
+            do {
+                try Self.syncDirectory(layout.identitiesDirectory)
+                identitiesDirectoryNeedsSync = false
+            } catch {
+                firstError = firstError ?? error
+            }
+        }
         if let firstError { throw firstError }
     }
 
@@ -106,37 +125,42 @@ public actor FileSink: EventSink {
         try await flush()
     }
 
-    private func append(_ bytes: [UInt8], day: CivilDate) throws(IOError) {
-        var file = try openFile(day: day)
+    private func append(_ bytes: [UInt8], key: FileKey) throws(IOError) {
+        var file = try openFile(key)
         if file.size > 0 && file.size + bytes.count > configuration.maxFileSize {
-            try rotate(&file, day: day)
+            try rotate(&file, key: key)
         }
         do {
             try FileDescriptorWriter.writeAll(bytes, to: file.descriptor, path: file.path)
         } catch {
             // A partial write leaves a torn line; start the next write on a fresh line.
             file.size = Self.fileSize(file.descriptor)
-            openFiles[day] = file
+            openFiles[key] = file
             throw error
         }
         file.size += bytes.count
         file.needsSync = true
         useCounter += 1
         file.lastUse = useCounter
-        openFiles[day] = file
+        openFiles[key] = file
     }
 
-    private func rotate(_ file: inout OpenFile, day: CivilDate) throws(IOError) {
+    private func rotate(_ file: inout OpenFile, key: FileKey) throws(IOError) {
         if fsync(file.descriptor) != 0 { throw IOError(operation: "fsync", path: file.path, errno: errno) }
         close(file.descriptor)
-        openFiles[day] = nil
-        let next = try open(path: layout.eventFile(day: day, segment: file.segment + 1), segment: file.segment + 1)
+        openFiles[key] = nil
+        let next = try open(path: path(key, segment: file.segment + 1), segment: file.segment + 1, key: key)
         logger.debug("rotated day file", metadata: ["tally.file": "\(next.path)"])
         file = next
     }
 
-    private func openFile(day: CivilDate) throws(IOError) -> OpenFile {
-        if let file = openFiles[day] { return file }
+    private func path(_ key: FileKey, segment: Int) -> String {
+        key.identities
+            ? layout.identityFile(day: key.day, segment: segment) : layout.eventFile(day: key.day, segment: segment)
+    }
+
+    private func openFile(_ key: FileKey) throws(IOError) -> OpenFile {
+        if let file = openFiles[key] { return file }
         if openFiles.count >= configuration.maxOpenFiles,
             let (oldestDay, oldest) = openFiles.min(by: { $0.value.lastUse < $1.value.lastUse })
         {
@@ -146,17 +170,18 @@ public actor FileSink: EventSink {
             close(oldest.descriptor)
             openFiles[oldestDay] = nil
         }
-        try Directory.create(layout.eventsDirectory)
-        let segment = try layout.eventSegments().filter { $0.day == day }.map(\.number).max() ?? 0
-        return try open(path: layout.eventFile(day: day, segment: segment), segment: segment)
+        try Directory.create(key.identities ? layout.identitiesDirectory : layout.eventsDirectory)
+        let segments = try key.identities ? layout.identitySegments() : layout.eventSegments()
+        let segment = segments.filter { $0.day == key.day }.map(\.number).max() ?? 0
+        return try open(path: path(key, segment: segment), segment: segment, key: key)
     }
 
-    private func open(path: String, segment: Int) throws(IOError) -> OpenFile {
+    private func open(path: String, segment: Int, key: FileKey) throws(IOError) -> OpenFile {
         let descriptor = systemOpen(path, O_WRONLY | O_APPEND | O_CREAT | O_CLOEXEC, 0o644)
         guard descriptor >= 0 else { throw IOError(operation: "open", path: path, errno: errno) }
         var file = OpenFile(descriptor: descriptor, path: path, segment: segment, size: Self.fileSize(descriptor))
         if file.size == 0 {
-            directoryNeedsSync = true
+            if key.identities { identitiesDirectoryNeedsSync = true } else { directoryNeedsSync = true }
         } else if !Self.endsWithNewline(path: path, size: file.size) {
             // A torn last line from a crash: end it, so the next event starts on a line of its own.
             try FileDescriptorWriter.writeAll([UInt8(ascii: "\n")], to: descriptor, path: path)

@@ -14,6 +14,7 @@ public import TallyCore
 /// tally-data/
 ///   events/events-2026-11-22.ndjson       one file per UTC day of occurred_at
 ///   events/events-2026-11-22.1.ndjson     the next segment, once the first reached the size limit
+///   identities/identities-2026-11-22.ndjson identify, group and alias records, likewise
 ///   dead-letter/dead-letter-2026-11-22.ndjson
 /// ```
 public struct FileStoreLayout: Sendable, Hashable {
@@ -33,12 +34,19 @@ public struct FileStoreLayout: Sendable, Hashable {
 
     /// Holds the event files.
     public var eventsDirectory: String { root + "/events" }
+    /// Holds the identity records (identify, group, alias), apart from events.
+    public var identitiesDirectory: String { root + "/identities" }
     /// Holds the dead-letter files.
     public var deadLetterDirectory: String { root + "/dead-letter" }
 
     /// The path of segment `segment` of `day`'s event file.
     public func eventFile(day: CivilDate, segment: Int) -> String {
         eventsDirectory + "/" + Self.fileName(prefix: "events", day: day, segment: segment)
+    }
+
+    /// The path of segment `segment` of `day`'s identities file.
+    public func identityFile(day: CivilDate, segment: Int) -> String {
+        identitiesDirectory + "/" + Self.fileName(prefix: "identities", day: day, segment: segment)
     }
 
     /// The path of `day`'s dead-letter file.
@@ -71,6 +79,21 @@ public struct FileStoreLayout: Sendable, Hashable {
                 Segment(day: $0.day, number: $0.number, path: eventsDirectory + "/" + name)
             }
         }.sorted()
+    }
+
+    /// The identity files on disk, oldest day first (none when the directory does not exist).
+    public func identitySegments() throws(IOError) -> [Segment] {
+        guard Self.isDirectory(identitiesDirectory) else { return [] }
+        return try Self.listDirectory(identitiesDirectory).compactMap { name in
+            Self.parseSegment(name: name, prefix: "identities").map {
+                Segment(day: $0.day, number: $0.number, path: identitiesDirectory + "/" + name)
+            }
+        }.sorted()
+    }
+
+    static func isDirectory(_ path: String) -> Bool {
+        var info = stat()
+        return stat(path, &info) == 0 && (info.st_mode & S_IFMT) == S_IFDIR
     }
 
     /// Parses `events-YYYY-MM-DD[.N].ndjson`.

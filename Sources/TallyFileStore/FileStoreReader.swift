@@ -65,6 +65,16 @@ public struct FileStoreReader: Sendable {
         return report
     }
 
+    /// Calls `body` for every identity record (identify, group, alias) in the store, oldest day first.
+    @discardableResult
+    public func forEachIdentity(_ body: (EventEnvelope) throws -> Void) throws -> Report {
+        var report = Report()
+        for segment in try layout.identitySegments() {
+            try read(segment.path, into: &report, body)
+        }
+        return report
+    }
+
     /// Every event in the store (for tests and small stores; use ``forEachEvent(_:)`` otherwise).
     public func readAll() throws -> (events: [EventEnvelope], report: Report) {
         var events: [EventEnvelope] = []
@@ -85,7 +95,7 @@ public struct FileStoreReader: Sendable {
                 guard line.oversizedLength == nil else {
                     throw EnvelopeDecodingError(.malformedJSON, path: "$", message: "line too long")
                 }
-                let event = try decoder.decode(line.bytes, fallbackID: EventID(contentOf: line.bytes))
+                let event = try decoder.decodeDerivingMissingID(line.bytes)
                 try body(event)
                 localReport.events += 1
             } catch let error as EnvelopeDecodingError {

@@ -149,7 +149,7 @@ public final class IngestJob {
         }
         var event: EventEnvelope
         do {
-            event = try decoder.decode(line.bytes, fallbackID: EventID(contentOf: line.bytes))
+            event = try decoder.decodeDerivingMissingID(line.bytes)
         } catch {
             try reject(
                 source,
@@ -169,7 +169,7 @@ public final class IngestJob {
         }
         report.accepted += 1
         var accepted = result.event
-        if accepted.feature == nil { accepted.feature = Self.feature(fromName: accepted.name) }
+        if accepted.feature == nil, accepted.kind == .track { accepted.feature = Self.feature(fromName: accepted.name) }
         pending.append(accepted)
     }
 

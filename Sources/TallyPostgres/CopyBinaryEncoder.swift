@@ -8,7 +8,11 @@ public import TallyCore
 public enum CopyBinaryEncoder {
     /// The columns of `tally.events`, in the order rows are encoded.
     public static let columns =
-        "event_id, occurred_at, name, feature, properties, sent_at, received_at, user_id, anonymous_id, session_id, context, schema_version, violations"
+        "event_id, occurred_at, name, feature, properties, sent_at, received_at, user_id, anonymous_id, session_id, context, schema_version, violations, source_id"
+
+    /// The columns of `tally.identities`, in the order ``appendIdentity(_:to:)`` encodes them.
+    public static let identityColumns =
+        "event_id, occurred_at, type, name, user_id, anonymous_id, group_id, previous_id, traits, context, sent_at, received_at, source_id"
 
     /// The 19-byte header: signature, flags, header-extension length.
     public static let header: [UInt8] =
@@ -31,7 +35,7 @@ public enum CopyBinaryEncoder {
     /// Appends one tuple; returns where its text fields are.
     @discardableResult
     public static func append(_ event: EventEnvelope, to bytes: inout [UInt8]) -> TextFields {
-        appendInt16(13, to: &bytes)
+        appendInt16(14, to: &bytes)
         appendInt32(16, to: &bytes)
         appendInt64(Int64(bitPattern: event.eventID.high), to: &bytes)
         appendInt64(Int64(bitPattern: event.eventID.low), to: &bytes)
@@ -55,7 +59,32 @@ public enum CopyBinaryEncoder {
         } else {
             appendInt32(-1, to: &bytes)
         }
+        text(event.sourceID, &bytes)
         return TextFields(name: name, feature: feature, userID: userID, anonymousID: anonymousID)
+    }
+
+    /// Appends one `tally.identities` tuple (an `identify`, `group` or `alias` record).
+    public static func appendIdentity(_ event: EventEnvelope, to bytes: inout [UInt8]) {
+        appendInt16(13, to: &bytes)
+        appendInt32(16, to: &bytes)
+        appendInt64(Int64(bitPattern: event.eventID.high), to: &bytes)
+        appendInt64(Int64(bitPattern: event.eventID.low), to: &bytes)
+        timestamp(event.occurredAt, &bytes)
+        nonNullText(event.kind.rawValue, &bytes)
+        nonNullText(event.name, &bytes)
+        text(event.userID, &bytes)
+        text(event.anonymousID, &bytes)
+        text(event.groupID, &bytes)
+        text(event.previousID, &bytes)
+        jsonb(&bytes) { event.properties.appendJSON(to: &$0) }
+        if let context = event.context, !context.isEmpty {
+            jsonb(&bytes) { context.appendJSON(to: &$0) }
+        } else {
+            appendInt32(-1, to: &bytes)
+        }
+        timestamp(event.sentAt, &bytes)
+        timestamp(event.receivedAt, &bytes)
+        text(event.sourceID, &bytes)
     }
 
     private static func timestamp(_ value: Timestamp?, _ bytes: inout [UInt8]) {
@@ -75,6 +104,7 @@ public enum CopyBinaryEncoder {
         return nonNullText(value, &bytes)
     }
 
+    @discardableResult
     private static func nonNullText(_ value: String, _ bytes: inout [UInt8]) -> Range<Int> {
         var value = value
         return value.withUTF8 { utf8 in

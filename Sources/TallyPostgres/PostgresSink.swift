@@ -19,6 +19,8 @@ public actor PostgresSink: EventSink {
     public private(set) var inserted = 0
     /// Rows skipped because their `event_id` was already stored.
     public private(set) var duplicates = 0
+    /// identify / group / alias records inserted into `tally.identities`.
+    public private(set) var identitiesInserted = 0
     /// Events refused by the server and kept in `tally.failed_events`.
     public private(set) var failed = 0
 
@@ -47,7 +49,12 @@ public actor PostgresSink: EventSink {
     public func write(_ batch: [EventEnvelope]) async throws {
         let connection = try await acquire()
         do {
-            try await load(batch, on: connection)
+            if batch.contains(where: { $0.kind.isIdentity }) {
+                try await load(batch.filter { !$0.kind.isIdentity }, on: connection)
+                try await loadIdentities(batch.filter(\.kind.isIdentity), on: connection)
+            } else {
+                try await load(batch, on: connection)
+            }
             idle.append(connection)
         } catch let error as PostgresError where error.isConnectionProblem {
             // Dropped (not returned to the idle list): the next write opens a new one.
@@ -78,7 +85,8 @@ public actor PostgresSink: EventSink {
             CREATE TEMP TABLE IF NOT EXISTS tally_staging (
                 event_id uuid NOT NULL, occurred_at timestamptz NOT NULL, name text NOT NULL, feature text NOT NULL,
                 properties jsonb NOT NULL, sent_at timestamptz, received_at timestamptz, user_id text,
-                anonymous_id text, session_id text, context jsonb, schema_version text, violations jsonb
+                anonymous_id text, session_id text, context jsonb, schema_version text, violations jsonb,
+                source_id text
             ) ON COMMIT DELETE ROWS;
             """
         )
@@ -174,6 +182,59 @@ public actor PostgresSink: EventSink {
             let result = try await connection.query(maintainRollups ? Self.insertStatement : Self.insertOnlyStatement)
             try await connection.execute("COMMIT")
             return result.first?.first.flatMap { $0 }.flatMap { Int($0) } ?? 0
+        } catch {
+            try? await connection.execute("ROLLBACK")
+            throw error
+        }
+    }
+
+    /// identify / group / alias records into `tally.identities`: COPY into a staging table, then
+    /// `INSERT … ON CONFLICT DO NOTHING`, split like events when the server refuses some data.
+    private func loadIdentities(_ records: [EventEnvelope], on connection: PostgresConnection) async throws {
+        guard !records.isEmpty else { return }
+        var rows = CopyBinaryEncoder.header
+        for record in records { CopyBinaryEncoder.appendIdentity(record, to: &rows) }
+        rows.append(contentsOf: CopyBinaryEncoder.trailer)
+        try await connection.execute("BEGIN")
+        do {
+            try await connection.execute(
+                """
+                CREATE TEMP TABLE IF NOT EXISTS tally_identity_staging (
+                    event_id uuid NOT NULL, occurred_at timestamptz NOT NULL, type text NOT NULL, name text NOT NULL,
+                    user_id text, anonymous_id text, group_id text, previous_id text, traits jsonb NOT NULL,
+                    context jsonb, sent_at timestamptz, received_at timestamptz, source_id text
+                ) ON COMMIT DELETE ROWS
+                """
+            )
+            try await connection.copyIn(
+                "COPY tally_identity_staging (\(CopyBinaryEncoder.identityColumns)) FROM STDIN (FORMAT binary)",
+                data: rows
+            )
+            let result = try await connection.query(
+                """
+                WITH keys AS (
+                    INSERT INTO tally.identities (\(CopyBinaryEncoder.identityColumns))
+                    SELECT DISTINCT ON (event_id, occurred_at) \(CopyBinaryEncoder.identityColumns)
+                    FROM tally_identity_staging
+                    ON CONFLICT DO NOTHING
+                    RETURNING 1
+                )
+                SELECT count(*) FROM keys
+                """
+            )
+            try await connection.execute("COMMIT")
+            let count = result.first?.first.flatMap { $0 }.flatMap { Int($0) } ?? 0
+            identitiesInserted += count
+            duplicates += records.count - count
+        } catch let error as PostgresError where error.isDataProblem {
+            try? await connection.execute("ROLLBACK")
+            if records.count == 1 {
+                try await storeFailed(records[0], error: error, on: connection)
+                return
+            }
+            let middle = records.count / 2
+            try await loadIdentities(Array(records[..<middle]), on: connection)
+            try await loadIdentities(Array(records[middle...]), on: connection)
         } catch {
             try? await connection.execute("ROLLBACK")
             throw error

@@ -63,13 +63,27 @@ public struct FileStoreSummarizer: Sendable {
                 lastSeen: value.last
             )
         }.sorted { $0.key < $1.key }
-        return Summary(
+        var summary = Summary(
             rows: rows,
             eventsRead: eventsRead,
             duplicates: duplicates,
             unreadableLines: unreadable,
             tornLines: torn
         )
+        if query.feature == nil, query.event == nil { summary.identities = try identities(query) }
+        return summary
+    }
+
+    /// identify / group / alias records in the query's time range, each once.
+    private func identities(_ query: SummaryQuery) throws -> [EventKind: Int] {
+        var counts: [EventKind: Int] = [:]
+        var seen = Set<EventID>()
+        try reader.forEachIdentity { record in
+            if let since = query.since, record.occurredAt < since { return }
+            if let until = query.until, !(record.occurredAt < until) { return }
+            if seen.insert(record.eventID).inserted { counts[record.kind, default: 0] += 1 }
+        }
+        return counts
     }
 }
 

@@ -25,13 +25,30 @@ public struct PostgresSummarizer: Sendable {
             !exact && dayAligned && query.event == nil && (query.grouping == .feature || query.grouping == .day)
         try await connection.execute("SET TimeZone = 'UTC'")
         let rows = try await (useRollups ? fromRollups(query) : fromEvents(query))
-        return Summary(
+        var summary = Summary(
             rows: rows,
             eventsRead: rows.reduce(0) { $0 + $1.events },
             duplicates: 0,
             unreadableLines: 0,
             tornLines: 0
         )
+        if query.feature == nil, query.event == nil {
+            let counts = try await connection.query(
+                """
+                SELECT type, count(*) FROM tally.identities
+                WHERE ($1::timestamptz IS NULL OR occurred_at >= $1::timestamptz)
+                  AND ($2::timestamptz IS NULL OR occurred_at < $2::timestamptz)
+                GROUP BY type
+                """,
+                [query.since?.rfc3339, query.until?.rfc3339]
+            )
+            for row in counts {
+                if let type = row[0].flatMap(EventKind.init(rawValue:)), let count = row[1].flatMap({ Int($0) }) {
+                    summary.identities[type] = count
+                }
+            }
+        }
+        return summary
     }
 
     private func parameters(_ query: SummaryQuery) -> [String?] {

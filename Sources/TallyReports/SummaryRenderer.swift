@@ -44,6 +44,16 @@ public enum SummaryFormat: String, Sendable, CaseIterable {
         JSONWriter.appendInteger(Int64(summary.duplicates), to: &bytes)
         bytes.append(contentsOf: #","unreadable_lines":"#.utf8)
         JSONWriter.appendInteger(Int64(summary.unreadableLines + summary.tornLines), to: &bytes)
+        if !summary.identities.isEmpty {
+            bytes.append(contentsOf: #","identities":{"#.utf8)
+            for (index, kind) in EventKind.allCases.filter(\.isIdentity).enumerated() {
+                if index > 0 { bytes.append(UInt8(ascii: ",")) }
+                JSONWriter.appendString(kind.rawValue, to: &bytes)
+                bytes.append(UInt8(ascii: ":"))
+                JSONWriter.appendInteger(Int64(summary.identities[kind] ?? 0), to: &bytes)
+            }
+            bytes.append(UInt8(ascii: "}"))
+        }
         bytes.append(contentsOf: "}\n".utf8)
         return String(decoding: bytes, as: UTF8.self)
     }
@@ -97,6 +107,10 @@ public enum SummaryFormat: String, Sendable, CaseIterable {
         if summary.duplicates > 0 { text += "; \(summary.duplicates) duplicate copies skipped" }
         if summary.unreadableLines + summary.tornLines > 0 {
             text += "; \(summary.unreadableLines + summary.tornLines) unreadable lines in the store skipped"
+        }
+        if !summary.identities.isEmpty {
+            let parts = EventKind.allCases.filter(\.isIdentity).map { "\(summary.identities[$0] ?? 0) \($0.rawValue)" }
+            text += "\nidentity records (not events): " + parts.joined(separator: ", ")
         }
         return text + "\n"
     }

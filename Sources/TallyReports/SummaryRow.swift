@@ -28,4 +28,7 @@ public struct Summary: Sendable {
     public var unreadableLines: Int
     /// Last lines cut short by a crash (skipped).
     public var tornLines: Int
+    /// identify / group / alias records in the time range (each counted once), by kind; only for
+    /// queries without a feature or event filter (identity records have neither).
+    public var identities: [EventKind: Int] = [:]
 }

@@ -104,9 +104,10 @@ struct EnvelopeTests {
             code("{\(id),\"name\":\"a\",\"name\":\"b\",\"occurred_at\":\"2026-11-22T10:15:00Z\"}") == .duplicateField
         )
         #expect(
-            code("{\(id),\"name\":\"a\",\"occurred_at\":\"2026-11-22T10:15:00Z\",\"properties\":{\"x\":[1]}}")
+            code("{\(id),\"name\":\"a\",\"occurred_at\":\"2026-11-22T10:15:00Z\",\"properties\":[1]}")
                 == .wrongType
         )
-        #expect(code(#"{"event_id":"nope","name":"a","occurred_at":"2026-11-22T10:15:00Z"}"#) == .invalidEventID)
+        #expect(code(#"{"event_id":"","name":"a","occurred_at":"2026-11-22T10:15:00Z"}"#) == .invalidEventID)
+        #expect(code(#"{"event_id":7,"name":"a","occurred_at":"2026-11-22T10:15:00Z"}"#) == .wrongType)
     }
 }

@@ -43,8 +43,8 @@ struct RegistryTests {
             (plan(events: event("cart_viewed", version: "1.0.0")), .invalidVersion, "$.events[0].version"),
             (plan(events: event("cart_viewed") + "," + event("cart_viewed")), .duplicateEvent, "$.events[1]"),
             (
-                plan(events: event("cart_viewed", properties: #"{"type":"object","properties":{"n":{}}}"#)),
-                .invalidKeyword, "$.events[0].properties.properties.n.type"
+                plan(events: event("cart_viewed", properties: #"{"type":"array","items":{}}"#)),
+                .invalidKeyword, "$.events[0].properties.type"
             ),
             (
                 plan(

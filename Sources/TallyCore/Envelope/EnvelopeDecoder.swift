@@ -89,8 +89,29 @@ public struct EnvelopeDecoder: Sendable {
             sessionID: fields.sessionID,
             context: fields.context,
             schemaVersion: fields.schemaVersion,
-            violations: fields.violations
+            violations: fields.violations,
+            sourceID: fields.foreignID ?? fields.sourceID,
+            kind: fields.kind,
+            groupID: fields.groupID,
+            previousID: fields.previousID
         )
+    }
+
+    /// Decodes `line`; an envelope without `event_id` gets ``EventEnvelope/contentID``, which a
+    /// re-send of the same event reproduces (it leaves out `sent_at` and `received_at`).
+    public func decodeDerivingMissingID(_ line: UnsafeBufferPointer<UInt8>) throws(EnvelopeDecodingError)
+        -> EventEnvelope
+    {
+        var derived = false
+        var event = try decode(
+            line,
+            fallbackID: {
+                derived = true
+                return EventID(high: 0, low: 0)
+            }()
+        )
+        if derived { event.eventID = event.contentID }
+        return event
     }
 
     private struct Fields {
@@ -108,6 +129,12 @@ public struct EnvelopeDecoder: Sendable {
         var context: EventContext?
         var schemaVersion: String?
         var violations: [String]?
+        var sourceID: String?
+        var kind = EventKind.track
+        var groupID: String?
+        var previousID: String?
+        /// The `event_id` as sent when it was not a UUID.
+        var foreignID: String?
         /// The first semantic problem; the line is still parsed to the end, so that malformed JSON wins.
         var problem: EnvelopeDecodingError?
 
@@ -118,26 +145,33 @@ public struct EnvelopeDecoder: Sendable {
 
     private static let keys: [String] = [
         "event_id", "name", "feature", "properties", "occurred_at", "sent_at", "received_at", "user_id",
-        "anonymous_id", "session_id", "context", "schema_version", "violations",
+        "anonymous_id", "session_id", "context", "schema_version", "violations", "source_id",
+        "type", "group_id", "previous_id",
     ]
 
     /// The index in ``keys`` of a key's bytes: compared by length, then bytes, against static
     /// literals (no `String`, no array of arrays to retain).
     private static func keyIndex(_ bytes: UnsafeBufferPointer<UInt8>) -> Int? {
         switch bytes.count {
-        case 4: return equals(bytes, "name") ? 1 : nil
+        case 4:
+            if equals(bytes, "name") { return 1 }
+            return equals(bytes, "type") ? 14 : nil
         case 7:
             if equals(bytes, "feature") { return 2 }
             if equals(bytes, "sent_at") { return 5 }
             if equals(bytes, "user_id") { return 7 }
             return equals(bytes, "context") ? 10 : nil
-        case 8: return equals(bytes, "event_id") ? 0 : nil
+        case 8:
+            if equals(bytes, "event_id") { return 0 }
+            return equals(bytes, "group_id") ? 15 : nil
+        case 9: return equals(bytes, "source_id") ? 13 : nil
         case 10:
             if equals(bytes, "properties") { return 3 }
             if equals(bytes, "session_id") { return 9 }
             return equals(bytes, "violations") ? 12 : nil
         case 11:
             if equals(bytes, "occurred_at") { return 4 }
+            if equals(bytes, "previous_id") { return 16 }
             return equals(bytes, "received_at") ? 6 : nil
         case 12: return equals(bytes, "anonymous_id") ? 8 : nil
         case 14: return equals(bytes, "schema_version") ? 11 : nil
@@ -173,8 +207,21 @@ public struct EnvelopeDecoder: Sendable {
         switch index {
         case 0:
             if parser.peek() == UInt8(ascii: "\"") {
-                let id = try parser.withStringBytes { (bytes) throws(JSONError) in EventID(canonicalBytes: bytes) }
-                if let id { fields.eventID = id } else { fields.fail(.invalidEventID, "$.event_id", "not a UUID") }
+                let (id, text) = try parser.withStringBytes { (bytes) throws(JSONError) -> (EventID?, String?) in
+                    if let id = EventID(uuidText: bytes) { return (id, nil) }
+                    return (nil, String(decoding: bytes, as: UTF8.self))
+                }
+                if let id {
+                    fields.eventID = id
+                } else if let text {
+                    // Not a UUID: a foreign id (a Segment messageId, a hash), kept as sent.
+                    if text.isEmpty {
+                        fields.fail(.invalidEventID, "$.event_id", "must not be empty")
+                    } else {
+                        fields.eventID = EventID(foreignID: text)
+                        fields.foreignID = text
+                    }
+                }
             } else {
                 _ = try optionalString(&parser, Self.keys[index], &fields)
             }
@@ -189,7 +236,19 @@ public struct EnvelopeDecoder: Sendable {
         case 9: fields.sessionID = try optionalString(&parser, Self.keys[index], &fields)
         case 10: fields.context = try decodeContext(&parser, &fields)
         case 11: fields.schemaVersion = try optionalString(&parser, Self.keys[index], &fields)
-        default:
+        case 13: fields.sourceID = try optionalString(&parser, Self.keys[index], &fields)
+        case 14:
+            let text = try optionalString(&parser, Self.keys[index], &fields)
+            if let text {
+                if let kind = EventKind(rawValue: text) {
+                    fields.kind = kind
+                } else {
+                    fields.fail(.wrongType, "$.type", "expected track, identify, group or alias")
+                }
+            }
+        case 15: fields.groupID = try optionalString(&parser, Self.keys[index], &fields)
+        case 16: fields.previousID = try optionalString(&parser, Self.keys[index], &fields)
+        case 12:
             let value = try parser.parseValue(depth: 0)
             switch value {
             case .null: break
@@ -197,6 +256,7 @@ public struct EnvelopeDecoder: Sendable {
                 fields.violations = elements.compactMap(\.stringValue)
             default: fields.fail(.wrongType, "$.violations", "expected an array of strings")
             }
+        default: _ = try parser.parseValue(depth: 0)
         }
     }
 
@@ -248,7 +308,10 @@ public struct EnvelopeDecoder: Sendable {
             guard parser.peek() == UInt8(ascii: "\"") else {
                 throw JSONError(parser.peek() == nil ? .unexpectedEnd : .unexpectedCharacter, at: parser.offset)
             }
-            let index = try parser.withStringBytes { (bytes) throws(JSONError) in Self.contextKeyIndex(bytes) }
+            let (index, key) = try parser.withStringBytes { (bytes) throws(JSONError) -> (Int?, String?) in
+                let index = Self.contextKeyIndex(bytes)
+                return (index, index == nil ? String(decoding: bytes, as: UTF8.self) : nil)
+            }
             parser.skipWhitespace()
             try parser.expect(UInt8(ascii: ":"))
             parser.skipWhitespace()
@@ -263,7 +326,7 @@ public struct EnvelopeDecoder: Sendable {
                 default: context.locale = value
                 }
             } else {
-                _ = try parser.parseValue(depth: 1)
+                context.additional[key ?? ""] = try Self.propertyValue(&parser, path: "$.context", &fields)
             }
             parser.skipWhitespace()
             guard let next = parser.peek() else { throw JSONError(.unexpectedEnd, at: parser.offset) }
@@ -272,6 +335,25 @@ public struct EnvelopeDecoder: Sendable {
             guard next == UInt8(ascii: ",") else { throw JSONError(.unexpectedCharacter, at: parser.offset - 1) }
         }
         return context
+    }
+
+    /// One property value: scalars in their typed cases, objects, arrays and numbers that tally
+    /// would write differently as raw JSON (their exact text).
+    @inline(__always)
+    private static func propertyValue(_ parser: inout JSONParser, path: @autoclosure () -> String, _ fields: inout Fields)
+        throws -> PropertyValue
+    {
+        switch parser.peek() ?? 0 {
+        case UInt8(ascii: "\""): return .string(try parser.parseString())
+        case UInt8(ascii: "-"), UInt8(ascii: "0")...UInt8(ascii: "9"):
+            return PropertyValue(numberText: try parser.parseNumberText())
+        case UInt8(ascii: "{"), UInt8(ascii: "["): return .json(try parser.parseRawValue(depth: 1))
+        default:
+            switch try parser.parseValue(depth: 1) {
+            case .bool(let bool): return .bool(bool)
+            default: return .null
+            }
+        }
     }
 
     private func decodeProperties(_ parser: inout JSONParser, _ fields: inout Fields) throws -> EventProperties {
@@ -298,25 +380,7 @@ public struct EnvelopeDecoder: Sendable {
             parser.skipWhitespace()
             try parser.expect(UInt8(ascii: ":"))
             parser.skipWhitespace()
-            let path = "$.properties.\(key)"
-            switch parser.peek() ?? 0 {
-            case UInt8(ascii: "\""): pairs.append((key, .string(try parser.parseString())))
-            case UInt8(ascii: "-"), UInt8(ascii: "0")...UInt8(ascii: "9"):
-                let text = try parser.parseNumberText()
-                if let integer = Int64(text) {
-                    pairs.append((key, .integer(integer)))
-                } else if let double = Double(text), double.isFinite {
-                    pairs.append((key, .number(double)))
-                } else {
-                    fields.fail(.wrongType, path, "number out of range")
-                }
-            default:
-                switch try parser.parseValue(depth: 1) {
-                case .bool(let bool): pairs.append((key, .bool(bool)))
-                case .null: pairs.append((key, .null))
-                case let other: fields.fail(.wrongType, path, "expected a scalar, got \(other.typeName)")
-                }
-            }
+            pairs.append((key, try Self.propertyValue(&parser, path: "$.properties", &fields)))
             parser.skipWhitespace()
             guard let next = parser.peek() else { throw JSONError(.unexpectedEnd, at: parser.offset) }
             try parser.expect(next)

@@ -10,6 +10,8 @@ public struct EventContext: Hashable, Sendable {
     public var osVersion: String?
     /// BCP 47, e.g. `en-GB`.
     public var locale: String?
+    /// Every other member, as sent (a Segment context's `device`, `library`, `ip`, …).
+    public var additional: EventProperties
 
     /// Creates a context.
     public init(
@@ -17,17 +19,20 @@ public struct EventContext: Hashable, Sendable {
         appBuild: String? = nil,
         platform: String? = nil,
         osVersion: String? = nil,
-        locale: String? = nil
+        locale: String? = nil,
+        additional: EventProperties = EventProperties()
     ) {
         self.appVersion = appVersion
         self.appBuild = appBuild
         self.platform = platform
         self.osVersion = osVersion
         self.locale = locale
+        self.additional = additional
     }
 
     /// Whether no field is set.
     public var isEmpty: Bool {
         appVersion == nil && appBuild == nil && platform == nil && osVersion == nil && locale == nil
+            && additional.isEmpty
     }
 }

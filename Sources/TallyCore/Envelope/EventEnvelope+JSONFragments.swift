@@ -25,6 +25,15 @@ extension EventContext {
         Self.appendField("platform", platform, first: &first, to: &bytes)
         Self.appendField("os_version", osVersion, first: &first, to: &bytes)
         Self.appendField("locale", locale, first: &first, to: &bytes)
+        if !additional.isEmpty {
+            additional.forEachSorted { key, value in
+                if !first { bytes.append(UInt8(ascii: ",")) }
+                first = false
+                JSONWriter.appendString(key, to: &bytes)
+                bytes.append(UInt8(ascii: ":"))
+                JSONWriter.appendValue(value, to: &bytes)
+            }
+        }
         bytes.append(UInt8(ascii: "}"))
     }
 

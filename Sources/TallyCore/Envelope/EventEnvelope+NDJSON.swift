@@ -14,6 +14,10 @@ extension EventEnvelope {
     public func appendNDJSON(to bytes: inout [UInt8]) {
         bytes.append(contentsOf: #"{"event_id":""#.utf8)
         eventID.appendCanonical(to: &bytes)
+        if kind != .track {
+            bytes.append(contentsOf: #"","type":""#.utf8)
+            bytes.append(contentsOf: kind.rawValue.utf8)
+        }
         bytes.append(contentsOf: #"","name":"#.utf8)
         JSONWriter.appendString(name, to: &bytes)
         if let feature {
@@ -35,6 +39,9 @@ extension EventEnvelope {
             context.appendJSON(to: &bytes)
         }
         appendString("schema_version", schemaVersion, to: &bytes)
+        appendString("source_id", sourceID, to: &bytes)
+        appendString("group_id", groupID, to: &bytes)
+        appendString("previous_id", previousID, to: &bytes)
         if let violations {
             bytes.append(contentsOf: #","violations":"#.utf8)
             JSONWriter.appendStrings(violations, to: &bytes)

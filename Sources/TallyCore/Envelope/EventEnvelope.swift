@@ -26,6 +26,10 @@ public struct EventEnvelope: Hashable, @unchecked Sendable {
         @usableFromInline var context: EventContext?
         @usableFromInline var schemaVersion: String?
         @usableFromInline var violations: [String]?
+        @usableFromInline var sourceID: String?
+        @usableFromInline var kind: EventKind
+        @usableFromInline var groupID: String?
+        @usableFromInline var previousID: String?
 
         @usableFromInline
         init(
@@ -41,7 +45,11 @@ public struct EventEnvelope: Hashable, @unchecked Sendable {
             sessionID: String?,
             context: EventContext?,
             schemaVersion: String?,
-            violations: [String]?
+            violations: [String]?,
+            sourceID: String?,
+            kind: EventKind,
+            groupID: String?,
+            previousID: String?
         ) {
             self.eventID = eventID
             self.name = name
@@ -56,6 +64,10 @@ public struct EventEnvelope: Hashable, @unchecked Sendable {
             self.context = context
             self.schemaVersion = schemaVersion
             self.violations = violations
+            self.sourceID = sourceID
+            self.kind = kind
+            self.groupID = groupID
+            self.previousID = previousID
         }
     }
 
@@ -90,7 +102,8 @@ public struct EventEnvelope: Hashable, @unchecked Sendable {
             storage.fields.pointee.eventID = newValue
         }
     }
-    /// `episode_list_viewed`: lowercase snake_case, `{screen}_{action}`.
+    /// `episode_list_viewed` for tally's own features; events from other sources keep their names
+    /// (`Order Completed`, `$pageview`).
     @inlinable public var name: String {
         get { storage.fields.pointee.name }
         set {
@@ -106,7 +119,7 @@ public struct EventEnvelope: Hashable, @unchecked Sendable {
             storage.fields.pointee.feature = newValue
         }
     }
-    /// String keys to scalar values.
+    /// String keys to JSON values (objects and arrays too).
     @inlinable public var properties: EventProperties {
         get { storage.fields.pointee.properties }
         set {
@@ -188,6 +201,42 @@ public struct EventEnvelope: Hashable, @unchecked Sendable {
         }
     }
 
+    /// The event's id as its source sent it, when that was not a UUID (a Segment `messageId`, a
+    /// hash): ``eventID`` is then its name-based UUID (``EventID/init(foreignID:)``).
+    @inlinable public var sourceID: String? {
+        get { storage.fields.pointee.sourceID }
+        set {
+            makeUnique()
+            storage.fields.pointee.sourceID = newValue
+        }
+    }
+
+    /// What the record is: an event (`track`, the default) or an identity call (`identify`, `group`,
+    /// `alias`), which stores keep apart from events.
+    @inlinable public var kind: EventKind {
+        get { storage.fields.pointee.kind }
+        set {
+            makeUnique()
+            storage.fields.pointee.kind = newValue
+        }
+    }
+    /// The group of a `group` call.
+    @inlinable public var groupID: String? {
+        get { storage.fields.pointee.groupID }
+        set {
+            makeUnique()
+            storage.fields.pointee.groupID = newValue
+        }
+    }
+    /// The previous id of an `alias` call (the anonymous or old id now known as ``userID``).
+    @inlinable public var previousID: String? {
+        get { storage.fields.pointee.previousID }
+        set {
+            makeUnique()
+            storage.fields.pointee.previousID = newValue
+        }
+    }
+
     /// Creates an envelope.
     public init(
         eventID: EventID,
@@ -202,7 +251,11 @@ public struct EventEnvelope: Hashable, @unchecked Sendable {
         sessionID: String? = nil,
         context: EventContext? = nil,
         schemaVersion: String? = nil,
-        violations: [String]? = nil
+        violations: [String]? = nil,
+        sourceID: String? = nil,
+        kind: EventKind = .track,
+        groupID: String? = nil,
+        previousID: String? = nil
     ) {
         storage = Storage.make(
             Fields(
@@ -218,7 +271,11 @@ public struct EventEnvelope: Hashable, @unchecked Sendable {
                 sessionID: sessionID,
                 context: context,
                 schemaVersion: schemaVersion,
-                violations: violations
+                violations: violations,
+                sourceID: sourceID,
+                kind: kind,
+                groupID: groupID,
+                previousID: previousID
             )
         )
     }
@@ -241,6 +298,10 @@ public struct EventEnvelope: Hashable, @unchecked Sendable {
             && lhs.context == rhs.context
             && lhs.schemaVersion == rhs.schemaVersion
             && lhs.violations == rhs.violations
+            && lhs.sourceID == rhs.sourceID
+            && lhs.kind == rhs.kind
+            && lhs.groupID == rhs.groupID
+            && lhs.previousID == rhs.previousID
     }
 
     public func hash(into hasher: inout Hasher) {
@@ -257,5 +318,9 @@ public struct EventEnvelope: Hashable, @unchecked Sendable {
         hasher.combine(context)
         hasher.combine(schemaVersion)
         hasher.combine(violations)
+        hasher.combine(sourceID)
+        hasher.combine(kind)
+        hasher.combine(groupID)
+        hasher.combine(previousID)
     }
 }

@@ -1,18 +1,72 @@
-/// One property value: a JSON scalar.
+/// One property value: any JSON value.
 ///
-/// Events from `TrackingEventContract` carry strings; NDJSON input carries any scalar. The
-/// tracking plan declares each property's type and validation normalizes values to it; types are
-/// never inferred from the data.
+/// Events from `TrackingEventContract` carry strings; JSON sources carry any value. Scalars in
+/// tally's own writing are held as typed cases (the fast path: most events have only these);
+/// objects, arrays and numbers written differently (`25.00`, `1e3`, integers past 64 bits) are
+/// ``RawJSON``, stored byte for byte as sent. A tracking plan declares each property's type;
+/// types are never inferred from the data.
 public enum PropertyValue: Hashable, Sendable {
     case string(String)
     case integer(Int64)
     case number(Double)
     case bool(Bool)
     case null
+    /// An object, an array, or a number kept in its original spelling.
+    case json(RawJSON)
+}
+
+extension PropertyValue {
+    /// The value as a parsed JSON value (for schema validation).
+    public var jsonValue: JSONValue {
+        switch self {
+        case .string(let string): .string(string)
+        case .integer(let integer): .number(JSONNumber(text: String(integer)))
+        case .number(let number): .number(JSONNumber(text: JSONWriter.numberText(number)))
+        case .bool(let bool): .bool(bool)
+        case .null: .null
+        case .json(let raw): raw.value
+        }
+    }
+
+    /// A property value for a parsed JSON value: scalars in their typed cases when that keeps their
+    /// spelling, everything else as raw JSON in tally's compact writing.
+    public init(_ value: JSONValue) {
+        switch value {
+        case .null: self = .null
+        case .bool(let bool): self = .bool(bool)
+        case .string(let string): self = .string(string)
+        case .number(let number): self = PropertyValue(numberText: number.text)
+        case .array, .object: self = .json(RawJSON(value))
+        }
+    }
+
+    /// The value of valid JSON number text: `.integer` or `.number` when tally writes that value
+    /// back with the same text, else raw JSON holding the text as sent.
+    public init(numberText text: String) {
+        if let integer = Int64(text), integer != 0 || text.utf8.first != UInt8(ascii: "-") {
+            self = .integer(integer)
+        } else if let double = Double(text), double.isFinite, JSONWriter.numberText(double) == text {
+            self = .number(double)
+        } else {
+            self = .json(RawJSON(validatedText: text, value: .number(JSONNumber(text: text))))
+        }
+    }
+
+    /// The JSON type name: `string`, `integer`, `number`, `boolean`, `null`, `object`, `array`.
+    public var typeName: String {
+        switch self {
+        case .string: "string"
+        case .integer: "integer"
+        case .number: "number"
+        case .bool: "boolean"
+        case .null: "null"
+        case .json(let raw): raw.typeName
+        }
+    }
 }
 
 extension PropertyValue: CustomStringConvertible {
-    /// The value as text: strings as they are, numbers and booleans as JSON writes them.
+    /// The value as text: strings as they are, everything else as its JSON.
     public var description: String {
         switch self {
         case .string(let value): value
@@ -20,6 +74,7 @@ extension PropertyValue: CustomStringConvertible {
         case .number(let value): JSONWriter.numberText(value)
         case .bool(let value): value ? "true" : "false"
         case .null: "null"
+        case .json(let raw): raw.text
         }
     }
 }

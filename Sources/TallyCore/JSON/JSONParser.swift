@@ -106,6 +106,14 @@ public struct JSONParser {
         }
     }
 
+    /// Parses any value at the current offset and keeps its exact text next to its parsed form.
+    public mutating func parseRawValue(depth: Int) throws(JSONError) -> RawJSON {
+        let start = offset
+        let value = try parseValue(depth: depth)
+        let text = String(decoding: UnsafeBufferPointer(rebasing: bytes[start..<offset]), as: UTF8.self)
+        return RawJSON(validatedText: text, value: value)
+    }
+
     private mutating func expectLiteral(_ literal: StaticString) throws(JSONError) {
         let count = literal.utf8CodeUnitCount
         guard offset + count <= bytes.count else { throw JSONError(.unexpectedEnd, at: offset) }

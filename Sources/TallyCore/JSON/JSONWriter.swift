@@ -85,6 +85,7 @@ public enum JSONWriter {
         case .number(let number): appendNumber(number, to: &bytes)
         case .bool(let bool): bytes.append(contentsOf: bool ? "true".utf8 : "false".utf8)
         case .null: bytes.append(contentsOf: "null".utf8)
+        case .json(let raw): bytes.append(contentsOf: raw.text.utf8)
         }
     }
 }

@@ -13,14 +13,26 @@ public final class EventSchema: Sendable {
     public let version: SchemaVer
     /// What it means, for people.
     public let description: String
-    /// The JSON Schema of its properties (an object schema of scalar properties).
+    /// The JSON Schema of its properties (an object schema; properties of any JSON type).
     public let properties: JSONSchema
+    /// Whether string values are read as the declared type (`"1"` → `1`): the plan's
+    /// `normalize_strings` setting.
+    public let normalizesStrings: Bool
     /// Where it was declared (`episode.json`, `$.events[1]`).
     public let file: String?
     /// The JSON path in that file.
     public let path: String
     /// ``version`` as text, stamped on every validated event.
     public let versionText: String
+    /// Whether the properties' object schema uses only `type`, `properties`, `required`,
+    /// `additionalProperties` and annotations: then validation walks the declared properties
+    /// directly instead of validating the object as a whole.
+    let hasSimpleObjectSchema: Bool
+
+    private static let simpleObjectKeywords: Set<String> = [
+        "type", "properties", "required", "additionalProperties", "$schema", "$id", "id", "$comment", "title",
+        "description", "default", "examples",
+    ]
 
     init(
         name: String,
@@ -29,6 +41,7 @@ public final class EventSchema: Sendable {
         version: SchemaVer,
         description: String,
         properties: JSONSchema,
+        normalizesStrings: Bool = true,
         file: String?,
         path: String
     ) {
@@ -38,9 +51,12 @@ public final class EventSchema: Sendable {
         self.version = version
         self.description = description
         self.properties = properties
+        self.normalizesStrings = normalizesStrings
         self.file = file
         self.path = path
         versionText = version.description
+        hasSimpleObjectSchema =
+            properties.source.objectMembers?.allSatisfy { Self.simpleObjectKeywords.contains($0.key) } ?? false
     }
 }
 
@@ -50,12 +66,24 @@ public struct TrackingPlan: Sendable {
     public let feature: String
     /// What the feature does.
     public let description: String
-    /// The screens whose names prefix the feature's event names.
+    /// The screens whose names prefix the feature's event names (none for `as_sent` plans).
     public let screens: [String]
     /// Every event version the plan declares.
     public let events: [EventSchema]
+    /// How its event names are checked.
+    public let naming: EventNaming
+    /// Whether string values are read as the declared types.
+    public let normalizeStrings: Bool
     /// The file it was loaded from.
     public let file: String?
     /// The plan as written.
     public let source: JSONValue
+}
+
+/// How a tracking plan's event names are checked: its `naming` setting.
+public enum EventNaming: String, Sendable, Hashable {
+    /// tally's convention: lowercase snake_case `{screen}_{action}` with a declared screen.
+    case screenAction = "screen_action"
+    /// Names as the source spells them (`Order Completed`, `$pageview`): 1 to 255 bytes, no control characters.
+    case asSent = "as_sent"
 }

@@ -62,4 +62,24 @@ public enum NamingRules {
     public static func screen(of eventName: String, among screens: [String]) -> String? {
         screens.filter { eventName.hasPrefix($0 + "_") && eventName.count > $0.count + 1 }.max { $0.count < $1.count }
     }
+
+    /// The longest event name tally accepts, in UTF-8 bytes.
+    public static let maxSentNameLength = 255
+
+    /// Why `name` cannot be an event name as sent, or nil when it can: 1 to 255 bytes of UTF-8
+    /// (Swift strings always are) without control characters.
+    public static func problemWithSentName(_ name: String) -> String? {
+        let count = name.utf8.count
+        if count == 0 { return "must not be empty" }
+        if count > maxSentNameLength { return "longer than \(maxSentNameLength) bytes" }
+        var previous: UInt8 = 0
+        for byte in name.utf8 {
+            // C0 controls and DEL; C1 controls are U+0080–U+009F, encoded C2 80–C2 9F.
+            if byte < 0x20 || byte == 0x7F || (previous == 0xC2 && byte < 0xA0 && byte >= 0x80) {
+                return "must not contain control characters"
+            }
+            previous = byte
+        }
+        return nil
+    }
 }

@@ -7,10 +7,19 @@ public import TallyCore
 ///   "events": [ { "name": "episode_list_viewed", "version": "1-0-0", "description": "…",
 ///                 "properties": { "type": "object", "properties": {}, "additionalProperties": false } } ] }
 /// ```
+///
+/// Two settings say what kind of plan it is (defaults: a plan for `Tracking` features):
+/// - `"naming"`: `"screen_action"` (default; event names are lowercase `{screen}_{action}` with a
+///   declared screen) or `"as_sent"` (names are kept as the source spells them, `Order Completed`;
+///   `screens` is optional). Imported plans use `as_sent`.
+/// - `"normalize_strings"`: `true` (default) reads string values as the declared type (`"1"`
+///   satisfies `integer` and is stored as `1`), for producers that can only send strings;
+///   `false` validates with plain JSON Schema semantics. Imported plans use `false`.
 public struct TrackingPlanParser: Sendable {
-    static let planKeys: Set<String> = ["$schema", "feature", "description", "screens", "events"]
+    static let planKeys: Set<String> = [
+        "$schema", "feature", "description", "screens", "events", "naming", "normalize_strings",
+    ]
     static let eventKeys: Set<String> = ["name", "version", "description", "properties"]
-    static let scalarTypes: Set<JSONSchema.JSONType> = [.string, .integer, .number, .boolean]
 
     /// Creates a parser.
     public init() {}
@@ -38,8 +47,24 @@ public struct TrackingPlanParser: Sendable {
             problem(.missingField, "$.description", "a plan needs a description")
             return nil
         }
+        let naming: EventNaming
+        switch value["naming"] {
+        case nil: naming = .screenAction
+        case .string(let text)? where EventNaming(rawValue: text) != nil: naming = EventNaming(rawValue: text)!
+        default:
+            naming = .screenAction
+            problem(.invalidKeyword, "$.naming", "must be \"screen_action\" or \"as_sent\"")
+        }
+        var normalizeStrings = true
+        switch value["normalize_strings"] {
+        case nil: break
+        case .bool(let flag)?: normalizeStrings = flag
+        default: problem(.invalidKeyword, "$.normalize_strings", "must be true or false")
+        }
         var screens: [String] = []
-        if case .array(let list)? = value["screens"], !list.isEmpty {
+        if naming == .asSent, value["screens"] == nil {
+            // Names as sent: screens are optional.
+        } else if case .array(let list)? = value["screens"], !list.isEmpty {
             for (index, screen) in list.enumerated() {
                 guard let name = screen.stringValue, NamingRules.isSnakeCase(name) else {
                     problem(.invalidName, "$.screens[\(index)]", "screen names must be lowercase snake_case")
@@ -59,6 +84,8 @@ public struct TrackingPlanParser: Sendable {
                     path: "$.events[\(index)]",
                     feature: feature,
                     screens: screens,
+                    naming: naming,
+                    normalizeStrings: normalizeStrings,
                     file: file,
                     problems: &problems
                 ) {
@@ -74,6 +101,8 @@ public struct TrackingPlanParser: Sendable {
             description: description,
             screens: screens,
             events: events,
+            naming: naming,
+            normalizeStrings: normalizeStrings,
             file: file,
             source: value
         )
@@ -84,6 +113,8 @@ public struct TrackingPlanParser: Sendable {
         path: String,
         feature: String,
         screens: [String],
+        naming: EventNaming,
+        normalizeStrings: Bool,
         file: String?,
         problems: inout [SchemaError]
     ) -> EventSchema? {
@@ -100,7 +131,11 @@ public struct TrackingPlanParser: Sendable {
         }
         let name = value["name"]?.stringValue ?? ""
         var screen = ""
-        if !NamingRules.isSnakeCase(name) {
+        if naming == .asSent {
+            if let problem = NamingRules.problemWithSentName(name) {
+                problems.append(SchemaError(.invalidName, file: file, path: path + ".name", message: problem))
+            }
+        } else if !NamingRules.isSnakeCase(name) {
             problem(.invalidName, ".name", "event name \(name.debugDescription) must be lowercase snake_case")
         } else if let match = NamingRules.screen(of: name, among: screens) {
             screen = match
@@ -137,12 +172,14 @@ public struct TrackingPlanParser: Sendable {
             version: version,
             description: description,
             properties: schema,
+            normalizesStrings: normalizeStrings,
             file: file,
             path: path
         )
     }
 
-    /// Properties are a flat object of declared scalars: types are declared, never inferred.
+    /// Properties are an object schema; each declared property may be any schema (nested objects,
+    /// arrays, type lists). Keys are checked for length and for names that collide.
     private func checkPropertySchema(_ schema: JSONSchema, path: String, file: String?, problems: inout [SchemaError]) {
         if schema.types != [.object] {
             problems.append(
@@ -150,36 +187,18 @@ public struct TrackingPlanParser: Sendable {
             )
         }
         var keys: [String: String] = [:]
-        for (name, property) in schema.properties {
+        for (name, _) in schema.properties {
             let propertyPath = "\(path).properties.\(name)"
             if name.isEmpty || name.utf8.count > 256 {
                 problems.append(SchemaError(.invalidName, file: file, path: propertyPath, message: "1 to 256 bytes"))
             }
             let key = NamingRules.collisionKey(name)
-            if let other = keys[key] {
+            if let other = keys[key], !key.isEmpty {
                 problems.append(
                     SchemaError(.nameCollision, file: file, path: propertyPath, message: "collides with \(other)")
                 )
             }
             keys[key] = name
-            guard let types = property.types, !types.subtracting([.null]).isEmpty,
-                types.subtracting([.null]).count == 1, types.subtracting([.null]).isSubset(of: Self.scalarTypes)
-            else {
-                problems.append(
-                    SchemaError(
-                        .invalidKeyword,
-                        file: file,
-                        path: propertyPath + ".type",
-                        message: "declare exactly one of string, integer, number, boolean (optionally with null)"
-                    )
-                )
-                continue
-            }
-            if !property.properties.isEmpty || !property.required.isEmpty {
-                problems.append(
-                    SchemaError(.invalidKeyword, file: file, path: propertyPath, message: "properties are scalars")
-                )
-            }
         }
         for name in schema.required where schema.property(name) == nil {
             problems.append(

@@ -23,7 +23,10 @@ public struct EventValidator: Sendable {
     public func validate(_ event: consuming EventEnvelope) -> ValidationResult {
         var violations: [EventViolation] = []
         checkStructure(event, into: &violations)
-        if let registry, violations.isEmpty || !violations.contains(where: { $0.code == .invalidName }) {
+        // Identity records (identify, group, alias) are not events: no tracking plan declares them.
+        if let registry, event.kind == .track,
+            violations.isEmpty || !violations.contains(where: { $0.code == .invalidName })
+        {
             checkAgainstRegistry(&event, registry: registry, into: &violations)
         }
         return ValidationResult(event: event, violations: violations)
@@ -57,13 +60,17 @@ public struct EventValidator: Sendable {
             violations.append(
                 EventViolation(.tooLarge, path: "$.name", message: "longer than \(limits.maxNameLength) bytes")
             )
-        } else if !NamingRules.isSnakeCase(name) {
-            violations.append(EventViolation(.invalidName, path: "$.name", message: "must be lowercase snake_case"))
-        } else if registry == nil, !name.utf8.contains(UInt8(ascii: "_")) {
-            violations.append(EventViolation(.invalidName, path: "$.name", message: "must be {screen}_{action}"))
+        } else if let problem = NamingRules.problemWithSentName(name) {
+            violations.append(EventViolation(.invalidName, path: "$.name", message: problem))
         }
-        if let feature = event.feature, !NamingRules.isSnakeCase(feature) {
-            violations.append(EventViolation(.invalidName, path: "$.feature", message: "must be lowercase snake_case"))
+        if let feature = event.feature {
+            if feature.utf8.count > limits.maxNameLength {
+                violations.append(
+                    EventViolation(.tooLarge, path: "$.feature", message: "longer than \(limits.maxNameLength) bytes")
+                )
+            } else if let problem = NamingRules.problemWithSentName(feature) {
+                violations.append(EventViolation(.invalidName, path: "$.feature", message: problem))
+            }
         }
         if event.properties.count > limits.maxPropertyCount {
             violations.append(
@@ -75,6 +82,7 @@ public struct EventValidator: Sendable {
             )
         }
         var estimatedBytes = 256 + name.utf8.count
+        var nestedValues = 0
         event.properties.forEach { key, value in
             let keyBytes = key.utf8.count
             estimatedBytes += keyBytes + 8
@@ -87,7 +95,8 @@ public struct EventValidator: Sendable {
                     )
                 )
             }
-            if case .string(let string) = value {
+            switch value {
+            case .string(let string):
                 let valueBytes = string.utf8.count
                 estimatedBytes += valueBytes
                 if valueBytes > limits.maxValueLength {
@@ -99,7 +108,10 @@ public struct EventValidator: Sendable {
                         )
                     )
                 }
-            } else {
+            case .json(let raw):
+                estimatedBytes += raw.text.utf8.count
+                checkNested(raw.value, path: "$.properties.\(key)", depth: 0, count: &nestedValues, into: &violations)
+            default:
                 estimatedBytes += 24
             }
         }
@@ -112,9 +124,60 @@ public struct EventValidator: Sendable {
                 EventViolation(.unknownVersion, path: "$.schema_version", message: "not a SchemaVer like 1-0-0")
             )
         }
+        if let context = event.context, !context.additional.isEmpty { estimatedBytes += 4096 }
         // Exact size only when the cheap estimate (escaping aside) says it might be too large.
         if estimatedBytes * 2 > limits.maxEventBytes, event.ndjsonLine.count > limits.maxEventBytes {
             violations.append(EventViolation(.tooLarge, path: "$", message: "over \(limits.maxEventBytes) bytes"))
+        }
+    }
+
+    /// Depth, count, key and string limits inside a nested value; one violation per kind of excess.
+    private func checkNested(
+        _ value: JSONValue,
+        path: @autoclosure () -> String,
+        depth: Int,
+        count: inout Int,
+        into violations: inout [EventViolation]
+    ) {
+        count += 1
+        if count == limits.maxNestedValues + 1 {
+            violations.append(
+                EventViolation(
+                    .tooLarge,
+                    path: "$.properties",
+                    message: "more than \(limits.maxNestedValues) nested values"
+                )
+            )
+        }
+        switch value {
+        case .string(let string) where string.utf8.count > limits.maxValueLength:
+            violations.append(EventViolation(.tooLarge, path: path(), message: "over \(limits.maxValueLength) bytes"))
+        case .array(let elements):
+            guard depth < limits.maxDepth else {
+                violations.append(
+                    EventViolation(.tooLarge, path: path(), message: "nested deeper than \(limits.maxDepth) levels")
+                )
+                return
+            }
+            for (index, element) in elements.enumerated() {
+                checkNested(element, path: "\(path())[\(index)]", depth: depth + 1, count: &count, into: &violations)
+            }
+        case .object(let members):
+            guard depth < limits.maxDepth else {
+                violations.append(
+                    EventViolation(.tooLarge, path: path(), message: "nested deeper than \(limits.maxDepth) levels")
+                )
+                return
+            }
+            for member in members {
+                if member.key.utf8.count > limits.maxKeyLength {
+                    violations.append(
+                        EventViolation(.tooLarge, path: path(), message: "a key is over \(limits.maxKeyLength) bytes")
+                    )
+                }
+                checkNested(member.value, path: "\(path()).\(member.key)", depth: depth + 1, count: &count, into: &violations)
+            }
+        default: break
         }
     }
 
@@ -165,6 +228,11 @@ public struct EventValidator: Sendable {
         if event.feature != schema.feature { event.feature = schema.feature }
         if event.schemaVersion != schema.versionText { event.schemaVersion = schema.versionText }
         let propertySchema = schema.properties
+        if !schema.hasSimpleObjectSchema {
+            checkWholeObject(&event, schema: schema, into: &violations)
+            return
+        }
+        let coerce = schema.normalizesStrings
         // One walk over the declared properties in storage order: lookups, conversion, required.
         var normalized: [EventProperties.Pair] = []
         normalized.reserveCapacity(event.properties.count)
@@ -182,7 +250,12 @@ public struct EventValidator: Sendable {
                 }
                 continue
             }
-            let converted = declared.schema.normalize(value, path: "$.properties.\(declared.name)", into: &violations)
+            let converted = declared.schema.normalize(
+                value,
+                coerceStrings: coerce,
+                path: "$.properties.\(declared.name)",
+                into: &violations
+            )
             if converted != value { changed = true }
             normalized.append((declared.name, converted))
         }
@@ -203,13 +276,50 @@ public struct EventValidator: Sendable {
                     normalized.append((key, value))
                 case .schema(let additional):
                     normalized.append(
-                        (key, additional.normalize(value, path: "$.properties.\(key)", into: &violations))
+                        (
+                            key,
+                            additional.normalize(
+                                value,
+                                coerceStrings: coerce,
+                                path: "$.properties.\(key)",
+                                into: &violations
+                            )
+                        )
                     )
                 }
             }
             event.properties = EventProperties(pairs: normalized)
         } else if changed {
             event.properties = EventProperties(sortedPairs: normalized)
+        }
+    }
+
+    /// Properties whose object schema uses more than `properties`, `required` and
+    /// `additionalProperties` (`patternProperties`, `anyOf`, `dependencies`, …): declared string
+    /// values are normalized first when the plan says so, then the whole object is validated.
+    private func checkWholeObject(_ event: inout EventEnvelope, schema: EventSchema, into violations: inout [EventViolation]) {
+        let propertySchema = schema.properties
+        if schema.normalizesStrings {
+            var scratch: [EventViolation] = []
+            var pairs = event.properties.sortedPairs
+            var changed = false
+            for index in pairs.indices {
+                guard case .string = pairs[index].value, let declared = propertySchema.property(pairs[index].key) else {
+                    continue
+                }
+                let converted = declared.normalize(pairs[index].value, coerceStrings: true, path: "", into: &scratch)
+                if converted != pairs[index].value {
+                    pairs[index].value = converted
+                    changed = true
+                }
+            }
+            if changed { event.properties = EventProperties(sortedPairs: pairs) }
+        }
+        let object = JSONValue.object(event.properties.sortedPairs.map { JSONMember(key: $0.key, value: $0.value.jsonValue) })
+        for violation in propertySchema.violations(of: object, path: "$.properties") {
+            violations.append(
+                EventViolation(ReasonCode(schemaKeyword: violation.keyword.rawValue), path: violation.path, message: violation.message)
+            )
         }
     }
 }

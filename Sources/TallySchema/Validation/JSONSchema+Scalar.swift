@@ -1,16 +1,34 @@
 import TallyCore
 
 extension JSONSchema {
-    /// Converts a property value to this (scalar) schema's declared type and checks it.
+    /// Converts a property value to this schema's declared type, when the plan normalizes strings,
+    /// and checks it.
     ///
-    /// Strings from `TrackingEventContract` are read as the declared type (`"42"` satisfies
-    /// `integer` and becomes `42`); JSON scalars must already have it. Never infers a type.
-    func normalize(_ value: PropertyValue, path: @autoclosure () -> String, into violations: inout [EventViolation])
-        -> PropertyValue
-    {
-        guard let converted = convert(value) else {
+    /// With `coerceStrings`, strings are read as the declared type (`"42"` satisfies `integer` and
+    /// becomes `42`): for producers that can only send strings (`TrackingEventContract`). Without
+    /// it, plain JSON Schema semantics. Never infers a type. Objects, arrays, numbers kept in their
+    /// original spelling and schemas beyond the scalar keywords are validated as JSON values.
+    func normalize(
+        _ value: PropertyValue,
+        coerceStrings: Bool = true,
+        path: @autoclosure () -> String,
+        into violations: inout [EventViolation]
+    ) -> PropertyValue {
+        if case .json = value {
+            appendViolations(of: value, path: path(), into: &violations)
+            return value
+        }
+        if !isScalarOnly {
+            var converted = value
+            if coerceStrings, case .string = value, let scalar = convert(value, coerceStrings: true) { converted = scalar }
+            appendViolations(of: converted, path: path(), into: &violations)
+            return converted
+        }
+        guard let converted = convert(value, coerceStrings: coerceStrings) else {
             let expected = (types ?? []).map(\.rawValue).sorted().joined(separator: " or ")
-            violations.append(EventViolation(.typeMismatch, path: path(), message: "expected \(expected)"))
+            violations.append(
+                EventViolation(.typeMismatch, path: path(), message: "expected \(expected), got \(value.typeName)")
+            )
             return value
         }
         if enumValues != nil || constValue != nil {
@@ -30,7 +48,19 @@ extension JSONSchema {
         return converted
     }
 
-    private func convert(_ value: PropertyValue) -> PropertyValue? {
+    private func appendViolations(of value: PropertyValue, path: String, into violations: inout [EventViolation]) {
+        for violation in self.violations(of: value.jsonValue, path: path) {
+            violations.append(
+                EventViolation(
+                    ReasonCode(schemaKeyword: violation.keyword.rawValue),
+                    path: violation.path,
+                    message: violation.message
+                )
+            )
+        }
+    }
+
+    private func convert(_ value: PropertyValue, coerceStrings: Bool) -> PropertyValue? {
         guard types != nil else { return value }
         if case .null = value { return declares(.null) ? value : nil }
         if declares(.string) {
@@ -41,7 +71,7 @@ extension JSONSchema {
             case .integer: return value
             case .number(let number) where number.isFinite && number == number.rounded() && abs(number) < 9.2e18:
                 return .integer(Int64(number))
-            case .string(let string):
+            case .string(let string) where coerceStrings:
                 if let integer = Int64(string) { return .integer(integer) }
             default: break
             }
@@ -49,7 +79,7 @@ extension JSONSchema {
         if declares(.number) {
             switch value {
             case .integer, .number: return value
-            case .string(let string):
+            case .string(let string) where coerceStrings:
                 if let integer = Int64(string) { return .integer(integer) }
                 if let number = Self.jsonNumber(string) { return .number(number) }
             default: break
@@ -58,8 +88,8 @@ extension JSONSchema {
         if declares(.boolean) {
             switch value {
             case .bool: return value
-            case .string("true"): return .bool(true)
-            case .string("false"): return .bool(false)
+            case .string("true") where coerceStrings: return .bool(true)
+            case .string("false") where coerceStrings: return .bool(false)
             default: break
             }
         }

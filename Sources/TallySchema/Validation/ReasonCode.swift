@@ -19,6 +19,8 @@ public enum ReasonCode: String, Sendable, Hashable, CaseIterable, Comparable {
     case invalidTimestamp = "invalid_timestamp"
     case invalidEventID = "invalid_event_id"
     case duplicateField = "duplicate_field"
+    /// A composite rule of the plan failed (`anyOf`, `oneOf`, `not`, `if`/`then`, `contains`, `uniqueItems`, …).
+    case schemaMismatch = "schema_mismatch"
 
     public static func < (lhs: ReasonCode, rhs: ReasonCode) -> Bool { lhs.rawValue < rhs.rawValue }
 }
@@ -33,6 +35,24 @@ extension ReasonCode {
         case .invalidTimestamp: self = .invalidTimestamp
         case .invalidEventID: self = .invalidEventID
         case .duplicateField: self = .duplicateField
+        }
+    }
+}
+
+extension ReasonCode {
+    /// The reason code for a JSON Schema keyword that failed.
+    public init(schemaKeyword keyword: String) {
+        switch keyword {
+        case "type": self = .typeMismatch
+        case "enum", "const": self = .enumMismatch
+        case "pattern": self = .patternMismatch
+        case "format": self = .formatMismatch
+        case "required", "dependencies", "dependentRequired": self = .missingProperty
+        case "additionalProperties", "propertyNames": self = .unknownProperty
+        case "minimum", "maximum", "exclusiveMinimum", "exclusiveMaximum", "multipleOf", "minLength", "maxLength",
+            "minItems", "maxItems", "minProperties", "maxProperties":
+            self = .outOfRange
+        default: self = .schemaMismatch
         }
     }
 }

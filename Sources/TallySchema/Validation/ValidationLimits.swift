@@ -8,22 +8,32 @@ public struct ValidationLimits: Sendable, Hashable {
     public var maxKeyLength: Int
     /// The longest string value (property or identity), in UTF-8 bytes.
     public var maxValueLength: Int
-    /// The longest event name, in UTF-8 bytes.
+    /// The longest event name (and feature), in UTF-8 bytes.
     public var maxNameLength: Int
+    /// The deepest nesting inside a property value (`{"a": {"b": [1]}}` is 3 levels).
+    public var maxDepth: Int
+    /// The most values inside one event's nested property values (every member and element counts).
+    public var maxNestedValues: Int
 
-    /// 32 KiB events, 64 properties, 256-byte keys, 128-byte names, 4 KiB values.
+    /// 64 KiB events, 256 top-level properties, 256-byte keys, 255-byte names, 16 KiB strings,
+    /// 16 levels of nesting, 4,096 nested values. Exceeding any of them rejects the event with
+    /// `too_large` and the path at fault; nothing is ever truncated.
     public init(
-        maxEventBytes: Int = 32 * 1024,
-        maxPropertyCount: Int = 64,
+        maxEventBytes: Int = 64 * 1024,
+        maxPropertyCount: Int = 256,
         maxKeyLength: Int = 256,
-        maxValueLength: Int = 4 * 1024,
-        maxNameLength: Int = 128
+        maxValueLength: Int = 16 * 1024,
+        maxNameLength: Int = 255,
+        maxDepth: Int = 16,
+        maxNestedValues: Int = 4_096
     ) {
         self.maxEventBytes = maxEventBytes
         self.maxPropertyCount = maxPropertyCount
         self.maxKeyLength = maxKeyLength
         self.maxValueLength = maxValueLength
         self.maxNameLength = maxNameLength
+        self.maxDepth = maxDepth
+        self.maxNestedValues = maxNestedValues
     }
 }
 

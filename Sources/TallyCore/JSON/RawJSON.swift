@@ -1,0 +1,53 @@
+/// A JSON value kept exactly as it was sent: its text, byte for byte, and its parsed form.
+///
+/// Property values that tally's scalar cases cannot hold without rewriting them (objects, arrays,
+/// numbers written in a form other than tally's own, such as `25.00`, `1e3` or integers beyond
+/// 64 bits) travel as raw JSON, so the file store writes back the bytes that came in and
+/// PostgreSQL's `jsonb` reads the same value. The parsed form is what schemas validate.
+public struct RawJSON: Hashable, Sendable, CustomStringConvertible {
+    /// The JSON text as sent (valid RFC 8259; whitespace inside it included).
+    public let text: String
+    /// The same value, parsed.
+    public let value: JSONValue
+
+    /// Wraps text already validated as one JSON value, and its parsed form.
+    package init(validatedText text: String, value: JSONValue) {
+        self.text = text
+        self.value = value
+    }
+
+    /// Parses `text` as one JSON value (surrounding whitespace is not kept).
+    public init(_ text: String) throws(JSONError) {
+        let value = try JSONParser.parse(text)
+        self.text = Self.trimmed(text)
+        self.value = value
+    }
+
+    /// A value written in tally's compact form.
+    public init(_ value: JSONValue) {
+        self.text = JSONWriter.text(value)
+        self.value = value
+    }
+
+    private static func trimmed(_ text: String) -> String {
+        let whitespace: Set<UInt8> = [0x20, 0x09, 0x0A, 0x0D]
+        let utf8 = Array(text.utf8)
+        guard let first = utf8.firstIndex(where: { !whitespace.contains($0) }),
+            let last = utf8.lastIndex(where: { !whitespace.contains($0) })
+        else { return text }
+        if first == 0 && last == utf8.count - 1 { return text }
+        return String(decoding: utf8[first...last], as: UTF8.self)
+    }
+
+    /// The JSON type name of the value: `object`, `array`, `number`, …
+    public var typeName: String { value.typeName }
+
+    /// Equal text; the parsed forms follow from it.
+    public static func == (lhs: RawJSON, rhs: RawJSON) -> Bool { lhs.text.utf8.elementsEqual(rhs.text.utf8) }
+
+    public func hash(into hasher: inout Hasher) {
+        for byte in text.utf8 { hasher.combine(byte) }
+    }
+
+    public var description: String { text }
+}
