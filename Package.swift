@@ -34,6 +34,9 @@ let package = Package(
         // Envelope, ids, timestamps, JSON: value types shared by every other target.
         .target(name: "TallyCore", dependencies: ["Tracking"], swiftSettings: strict),
 
+        // Other sources' NDJSON (Segment spec messages, PostHog events) mapped to envelopes.
+        .target(name: "TallyFormats", dependencies: ["TallyCore"], swiftSettings: strict),
+
         // Tracking plans: JSON Schema keywords, the registry, event validation and plan importers.
         .target(name: "TallySchema", dependencies: ["TallyCore"], swiftSettings: strict),
 
@@ -90,7 +93,7 @@ let package = Package(
         // `tally ingest`: NDJSON files through validation into the pipeline.
         .target(
             name: "TallyIngest",
-            dependencies: ["TallyCore", "TallySchema", "TallyPipeline"],
+            dependencies: ["TallyCore", "TallyFormats", "TallySchema", "TallyPipeline"],
             swiftSettings: strict
         ),
 
@@ -110,6 +113,7 @@ let package = Package(
             dependencies: [
                 "CMalloc",
                 "TallyCore",
+                "TallyFormats",
                 "TallySchema",
                 "TallyIngest",
                 "TallyReports",

@@ -81,7 +81,9 @@ public actor FileSink: EventSink {
         }
         // Oldest day first, so a batch of one day (the usual case) is a single write.
         let ordered = byDay.sorted {
-            ($0.key.identities ? 1 : 0, $0.key.day.daysSinceEpoch) < ($1.key.identities ? 1 : 0, $1.key.day.daysSinceEpoch)
+            ($0.key.identities ? 1 : 0, $0.key.day.daysSinceEpoch) < (
+                $1.key.identities ? 1 : 0, $1.key.day.daysSinceEpoch
+            )
         }
         for (key, bytes) in ordered {
             try append(bytes, key: key)

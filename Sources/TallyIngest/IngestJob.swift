@@ -1,5 +1,6 @@
 import Foundation
 public import TallyCore
+public import TallyFormats
 public import TallyPipeline
 public import TallySchema
 
@@ -21,18 +22,26 @@ public final class IngestJob {
         public var maxRejects: Int?
         /// Where rejected lines go.
         public var rejectsPath: String
+        /// The input's format; ``SourceFormat/auto`` decides per line.
+        public var format: SourceFormat
+        /// The feature of events that name none and that no tracking plan claims.
+        public var defaultFeature: String?
 
-        /// Options with 1 MiB lines and no reject limit.
+        /// Options with 1 MiB lines, no reject limit, the format decided per line.
         public init(
             validator: EventValidator,
             maxLineLength: Int = 1 << 20,
             maxRejects: Int? = nil,
-            rejectsPath: String
+            rejectsPath: String,
+            format: SourceFormat = .auto,
+            defaultFeature: String? = nil
         ) {
             self.validator = validator
             self.maxLineLength = maxLineLength
             self.maxRejects = maxRejects
             self.rejectsPath = rejectsPath
+            self.format = format
+            self.defaultFeature = defaultFeature
         }
     }
 
@@ -60,7 +69,7 @@ public final class IngestJob {
     private let options: Options
     private let pipeline: EventPipeline
     private let progress: ((Progress) -> Void)?
-    private let decoder = EnvelopeDecoder()
+    private let decoder: FormatDecoder
     private let rejects: RejectWriter
     private var report = IngestReport()
     private var pending: [EventEnvelope] = []
@@ -71,6 +80,7 @@ public final class IngestJob {
         self.options = options
         self.pipeline = pipeline
         self.progress = progress
+        decoder = FormatDecoder(format: options.format)
         rejects = RejectWriter(path: options.rejectsPath)
         report.validation = options.validator.registry == nil ? "structural" : "registry"
     }
@@ -147,18 +157,30 @@ public final class IngestJob {
             report.blankLines += 1
             return
         }
-        var event: EventEnvelope
-        do {
-            event = try decoder.decodeDerivingMissingID(line.bytes)
-        } catch {
-            try reject(
-                source,
-                line.number,
-                EventViolation(ReasonCode(error.code), path: error.path, message: error.message),
-                raw: line.bytes
-            )
-            return
+        let decoded = decoder.decode(line.bytes)
+        for result in decoded.results {
+            switch result {
+            case .success(let event):
+                try accept(event, format: decoded.format, source: source, line: line, receivedAt: receivedAt)
+            case .failure(let error):
+                try reject(
+                    source,
+                    line.number,
+                    EventViolation(ReasonCode(error.code), path: error.path, message: error.message),
+                    raw: line.bytes
+                )
+            }
         }
+    }
+
+    private func accept(
+        _ decoded: EventEnvelope,
+        format: SourceFormat,
+        source: String,
+        line: LineReader.Line,
+        receivedAt: Timestamp
+    ) throws {
+        var event = decoded
         if event.receivedAt == nil { event.receivedAt = receivedAt }
         let result = options.validator.validate(event)
         guard result.isValid else {
@@ -169,8 +191,17 @@ public final class IngestJob {
         }
         report.accepted += 1
         var accepted = result.event
-        if accepted.feature == nil, accepted.kind == .track { accepted.feature = Self.feature(fromName: accepted.name) }
+        if accepted.feature == nil, accepted.kind == .track {
+            accepted.feature = options.defaultFeature ?? Self.feature(of: accepted, format: format)
+        }
         pending.append(accepted)
+    }
+
+    /// The feature of an event that names none, that no plan claims and with no `--feature`: for
+    /// tally's own lines the first word of the name (`episode_list_viewed` → `episode`, as screens
+    /// are named after their feature); for other sources the source (`segment`, `posthog`).
+    static func feature(of event: EventEnvelope, format: SourceFormat) -> String {
+        format == .tally ? feature(fromName: event.name) : format.rawValue
     }
 
     /// The feature of an event that names none and has no tracking plan: the first word of its

@@ -65,7 +65,10 @@ struct EventValidationTests {
     func structuralOnly() {
         let validator = EventValidator(registry: nil)
         #expect(validator.validate(Fixtures.event("checkout_started", ["anything": 1])).isValid)
-        for name in ["checkout", "Order Completed", "$pageview", "Checkout_Started", "ünïcode ✓", String(repeating: "a", count: 255)] {
+        for name in [
+            "checkout", "Order Completed", "$pageview", "Checkout_Started", "ünïcode ✓",
+            String(repeating: "a", count: 255),
+        ] {
             #expect(validator.validate(Fixtures.event(name)).isValid, "\(name)")
         }
         #expect(validator.validate(Fixtures.event("")).codes == [.missingField])

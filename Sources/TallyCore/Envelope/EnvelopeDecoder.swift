@@ -340,7 +340,11 @@ public struct EnvelopeDecoder: Sendable {
     /// One property value: scalars in their typed cases, objects, arrays and numbers that tally
     /// would write differently as raw JSON (their exact text).
     @inline(__always)
-    private static func propertyValue(_ parser: inout JSONParser, path: @autoclosure () -> String, _ fields: inout Fields)
+    private static func propertyValue(
+        _ parser: inout JSONParser,
+        path: @autoclosure () -> String,
+        _ fields: inout Fields
+    )
         throws -> PropertyValue
     {
         switch parser.peek() ?? 0 {

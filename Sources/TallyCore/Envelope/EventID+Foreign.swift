@@ -11,7 +11,9 @@ extension EventID {
         var message: [UInt8] = []
         message.reserveCapacity(16 + name.utf8.count)
         for word in [Self.foreignIDNamespace.high, Self.foreignIDNamespace.low] {
-            for shift in stride(from: 56, through: 0, by: -8) { message.append(UInt8(truncatingIfNeeded: word >> UInt64(shift))) }
+            for shift in stride(from: 56, through: 0, by: -8) {
+                message.append(UInt8(truncatingIfNeeded: word >> UInt64(shift)))
+            }
         }
         message.append(contentsOf: name.utf8)
         let digest = SHA1.digest(message)

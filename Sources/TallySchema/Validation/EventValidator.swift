@@ -175,7 +175,13 @@ public struct EventValidator: Sendable {
                         EventViolation(.tooLarge, path: path(), message: "a key is over \(limits.maxKeyLength) bytes")
                     )
                 }
-                checkNested(member.value, path: "\(path()).\(member.key)", depth: depth + 1, count: &count, into: &violations)
+                checkNested(
+                    member.value,
+                    path: "\(path()).\(member.key)",
+                    depth: depth + 1,
+                    count: &count,
+                    into: &violations
+                )
             }
         default: break
         }
@@ -297,7 +303,11 @@ public struct EventValidator: Sendable {
     /// Properties whose object schema uses more than `properties`, `required` and
     /// `additionalProperties` (`patternProperties`, `anyOf`, `dependencies`, …): declared string
     /// values are normalized first when the plan says so, then the whole object is validated.
-    private func checkWholeObject(_ event: inout EventEnvelope, schema: EventSchema, into violations: inout [EventViolation]) {
+    private func checkWholeObject(
+        _ event: inout EventEnvelope,
+        schema: EventSchema,
+        into violations: inout [EventViolation]
+    ) {
         let propertySchema = schema.properties
         if schema.normalizesStrings {
             var scratch: [EventViolation] = []
@@ -315,10 +325,16 @@ public struct EventValidator: Sendable {
             }
             if changed { event.properties = EventProperties(sortedPairs: pairs) }
         }
-        let object = JSONValue.object(event.properties.sortedPairs.map { JSONMember(key: $0.key, value: $0.value.jsonValue) })
+        let object = JSONValue.object(
+            event.properties.sortedPairs.map { JSONMember(key: $0.key, value: $0.value.jsonValue) }
+        )
         for violation in propertySchema.violations(of: object, path: "$.properties") {
             violations.append(
-                EventViolation(ReasonCode(schemaKeyword: violation.keyword.rawValue), path: violation.path, message: violation.message)
+                EventViolation(
+                    ReasonCode(schemaKeyword: violation.keyword.rawValue),
+                    path: violation.path,
+                    message: violation.message
+                )
             )
         }
     }

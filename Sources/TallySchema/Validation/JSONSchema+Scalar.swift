@@ -20,7 +20,9 @@ extension JSONSchema {
         }
         if !isScalarOnly {
             var converted = value
-            if coerceStrings, case .string = value, let scalar = convert(value, coerceStrings: true) { converted = scalar }
+            if coerceStrings, case .string = value, let scalar = convert(value, coerceStrings: true) {
+                converted = scalar
+            }
             appendViolations(of: converted, path: path(), into: &violations)
             return converted
         }

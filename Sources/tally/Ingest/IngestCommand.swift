@@ -1,9 +1,10 @@
-import ArgumentParser
+public import ArgumentParser
 import Foundation
 import Logging
 import ServiceLifecycle
 import TallyCore
 import TallyFileStore
+import TallyFormats
 import TallyIngest
 import TallyPipeline
 import TallyPostgres
@@ -24,8 +25,11 @@ struct IngestCommand: AsyncParsableCommand {
         abstract: "Load NDJSON events through validation into the store.",
         discussion: """
             Reads each FILE (or stdin for - or none) line by line with bounded memory. Each line becomes an event \
-            (an id derived from its bytes when it has no event_id, so ingesting a file twice stores nothing \
-            twice), is validated (structure, names, sizes and timestamps; the tracking plans too with --registry) \
+            (an id derived from its content when it has none, so ingesting a file twice stores nothing twice), \
+            or several for a batch wrapper. Lines may be tally envelopes, Segment spec messages (track, page, \
+            screen, identify, group, alias; a {"batch": [...]} wrapper) or PostHog events (capture payloads or \
+            batch-export rows): --format auto decides per line. identify, group and alias calls are stored as \
+            identity records, apart from events. Each event is validated (structure, names, sizes and timestamps; the tracking plans too with --registry) \
             and goes to the sinks with backpressure. Rejected lines go to a rejects file (NDJSON with source, line, \
             reason, message and the raw line) that you can fix and ingest again.
 
@@ -40,6 +44,8 @@ struct IngestCommand: AsyncParsableCommand {
               tally ingest Examples/sample/events.ndjson --registry Examples/registry
               tally generate --events 1000000 | tally ingest --quiet
               tally ingest export-*.ndjson --max-rejects 0 --report json
+              tally ingest segment-export.ndjson --format segment --feature shop
+              tally ingest posthog-events.jsonl --format posthog
               tally ingest events.ndjson --sink stdout --sink file
               tally ingest events.ndjson --sink postgres --database-url postgresql://tally_writer@db/analytics
             """
@@ -59,6 +65,22 @@ struct IngestCommand: AsyncParsableCommand {
     @OptionGroup var registry: RegistryOption
 
     @OptionGroup var database: DatabaseOption
+
+    @Option(
+        name: .long,
+        help: "The input's format: tally, segment, posthog, or auto (decided per line; docs/formats.md)."
+    )
+    var format: SourceFormat = .auto
+
+    @Option(
+        name: .long,
+        help: ArgumentHelp(
+            "The feature of events that name none and no tracking plan claims.",
+            discussion:
+                "Default: for tally lines the first word of the name (episode_list_viewed → episode), for Segment and PostHog lines the source (segment, posthog)."
+        )
+    )
+    var feature: String?
 
     @Option(name: .long, help: "The rejects file (default: DATA_DIR/rejects/ingest-TIME.ndjson).")
     var rejects: String?
@@ -93,6 +115,9 @@ struct IngestCommand: AsyncParsableCommand {
     func validate() throws {
         if let maxRejects, maxRejects < 0 { throw ValidationError("--max-rejects must be 0 or more.") }
         guard maxLineBytes >= 64 else { throw ValidationError("--max-line-bytes must be at least 64.") }
+        if let feature, let problem = NamingRules.problemWithSentName(feature) {
+            throw ValidationError("--feature \(problem); give a name like shop or checkout.")
+        }
         for file in files where file != "-" && !FileManager.default.isReadableFile(atPath: file) {
             throw ValidationError("\(file) does not exist or cannot be read.")
         }
@@ -163,7 +188,9 @@ struct IngestCommand: AsyncParsableCommand {
                 validator: EventValidator(registry: plans),
                 maxLineLength: maxLineBytes,
                 maxRejects: maxRejects,
-                rejectsPath: rejectsPath
+                rejectsPath: rejectsPath,
+                format: format,
+                defaultFeature: feature
             ),
             pipeline: pipeline,
             progress: display.map { display in { display.update($0) } }
@@ -253,3 +280,5 @@ struct IngestCommand: AsyncParsableCommand {
             + "Z"
     }
 }
+
+extension SourceFormat: ExpressibleByArgument {}

@@ -1,0 +1,210 @@
+public import TallyCore
+
+/// Maps Segment spec messages (https://segment.com/docs/connections/spec/) to envelopes,
+/// field by field (docs/formats.md has the table).
+///
+/// - `track` keeps its `event` as the name (`Order Completed`); `page` and `screen` are events
+///   named `page` and `screen`, with the call's `name` and `category` added to the properties
+///   when these do not have them; `identify`, `group` and `alias` become identity records.
+/// - `messageId` is the event id (a UUID as itself, anything else by its UUIDv5, kept as
+///   `source_id`); without one, the id is derived from the message's content, never from
+///   `sentAt` or `receivedAt`.
+/// - `occurred_at` is `originalTimestamp` (the device's clock, which no re-send changes) when
+///   present, else `timestamp`, else `receivedAt`, else `sentAt`.
+/// - `context` keeps every member; `app.version`, `app.build`, `os.name`, `os.version` and
+///   `locale` also fill tally's context fields. `integrations` is kept in the context too.
+public struct SegmentMessageMapper: Sendable {
+    /// The call types of the spec.
+    public static let callTypes: Set<String> = ["track", "page", "screen", "identify", "group", "alias"]
+
+    /// A mapper.
+    public init() {}
+
+    /// The envelopes of one line: one message, or every message of a batch wrapper (whose
+    /// `context` merges under each message's own and whose `sentAt` applies to messages without one).
+    /// Each result is an envelope or the reason its message was refused (path inside the line).
+    public func map(_ line: JSONValue) -> [Result<EventEnvelope, EnvelopeDecodingError>] {
+        guard let members = line.objectMembers else {
+            return [
+                .failure(EnvelopeDecodingError(.notAnObject, path: "$", message: "a message must be a JSON object"))
+            ]
+        }
+        guard let batch = ForeignValues.member(members, "batch") else {
+            return [Result { () throws(EnvelopeDecodingError) in try map(message: members, path: "$", batch: nil) }]
+        }
+        guard case .array(let messages) = batch else {
+            return [.failure(EnvelopeDecodingError(.wrongType, path: "$.batch", message: "expected an array"))]
+        }
+        return messages.enumerated().map { index, message in
+            Result { () throws(EnvelopeDecodingError) in
+                guard let inner = message.objectMembers else {
+                    throw EnvelopeDecodingError(.notAnObject, path: "$.batch[\(index)]", message: "expected an object")
+                }
+                return try map(message: inner, path: "$.batch[\(index)]", batch: members)
+            }
+        }
+    }
+
+    private func map(message members: [JSONMember], path: String, batch: [JSONMember]?) throws(EnvelopeDecodingError)
+        -> EventEnvelope
+    {
+        func field(_ key: String) -> JSONValue? { ForeignValues.member(members, key) }
+        guard let type = try ForeignValues.string(field("type"), path: "\(path).type") else {
+            throw EnvelopeDecodingError(
+                .missingField,
+                path: "\(path).type",
+                message: "required (track, page, screen, …)"
+            )
+        }
+        guard Self.callTypes.contains(type) else {
+            throw EnvelopeDecodingError(
+                .wrongType,
+                path: "\(path).type",
+                message: "expected one of track, page, screen, identify, group, alias"
+            )
+        }
+        let kind: EventKind
+        let name: String
+        var properties: EventProperties
+        switch type {
+        case "track":
+            guard let event = try ForeignValues.string(field("event"), path: "\(path).event") else {
+                throw EnvelopeDecodingError(
+                    .missingField,
+                    path: "\(path).event",
+                    message: "a track call needs its event"
+                )
+            }
+            kind = .track
+            name = event
+            properties =
+                try ForeignValues.properties(field("properties"), path: "\(path).properties") ?? EventProperties()
+        case "page", "screen":
+            kind = .track
+            name = type
+            properties =
+                try ForeignValues.properties(field("properties"), path: "\(path).properties") ?? EventProperties()
+            for key in ["name", "category"] where !properties.contains(key) {
+                if let value = try ForeignValues.string(field(key), path: "\(path).\(key)") {
+                    properties[key] = .string(value)
+                }
+            }
+        default:
+            kind = EventKind(rawValue: type)!
+            name = type
+            properties = try ForeignValues.properties(field("traits"), path: "\(path).traits") ?? EventProperties()
+        }
+        var sentAt = try ForeignValues.timestamp(field("sentAt"), path: "\(path).sentAt")
+        if sentAt == nil, let batch {
+            sentAt = try ForeignValues.timestamp(ForeignValues.member(batch, "sentAt"), path: "$.sentAt")
+        }
+        let receivedAt = try ForeignValues.timestamp(field("receivedAt"), path: "\(path).receivedAt")
+        let original = try ForeignValues.timestamp(field("originalTimestamp"), path: "\(path).originalTimestamp")
+        let timestamp = try ForeignValues.timestamp(field("timestamp"), path: "\(path).timestamp")
+        let occurredAt = original ?? timestamp ?? receivedAt ?? sentAt
+        guard let occurredAt else {
+            throw EnvelopeDecodingError(
+                .missingField,
+                path: "\(path).timestamp",
+                message: "no time: originalTimestamp, timestamp, receivedAt or sentAt is required"
+            )
+        }
+        let userID = try ForeignValues.string(field("userId"), path: "\(path).userId")
+        let anonymousID = try ForeignValues.string(field("anonymousId"), path: "\(path).anonymousId")
+        if userID == nil, anonymousID == nil {
+            throw EnvelopeDecodingError(
+                .missingField,
+                path: "\(path).userId",
+                message: "userId or anonymousId is required"
+            )
+        }
+        let context = try Self.context(
+            field("context"),
+            batchContext: batch.flatMap { ForeignValues.member($0, "context") },
+            integrations: field("integrations"),
+            path: path
+        )
+        let id = try ForeignValues.eventID(field("messageId"), path: "\(path).messageId")
+        let groupID = kind == .group ? try ForeignValues.string(field("groupId"), path: "\(path).groupId") : nil
+        let previousID =
+            kind == .alias ? try ForeignValues.string(field("previousId"), path: "\(path).previousId") : nil
+        var event = EventEnvelope(
+            eventID: id?.id ?? EventID(high: 0, low: 0),
+            name: name,
+            properties: properties,
+            occurredAt: occurredAt,
+            sentAt: sentAt,
+            receivedAt: receivedAt,
+            userID: userID,
+            anonymousID: anonymousID,
+            context: context,
+            sourceID: id?.sourceID,
+            kind: kind,
+            groupID: groupID,
+            previousID: previousID
+        )
+        if kind == .group, event.groupID == nil {
+            throw EnvelopeDecodingError(
+                .missingField,
+                path: "\(path).groupId",
+                message: "a group call needs its groupId"
+            )
+        }
+        if kind == .alias, event.previousID == nil {
+            throw EnvelopeDecodingError(
+                .missingField,
+                path: "\(path).previousId",
+                message: "an alias call needs previousId"
+            )
+        }
+        if id == nil { event.eventID = event.contentID }
+        return event
+    }
+
+    /// The message's context over the batch's, `integrations` added; tally's fields filled from it.
+    private static func context(
+        _ own: JSONValue?,
+        batchContext: JSONValue?,
+        integrations: JSONValue?,
+        path: String
+    ) throws(EnvelopeDecodingError) -> EventContext? {
+        var merged: [String: JSONValue] = [:]
+        var order: [String] = []
+        for (value, contextPath) in [(batchContext, "$.context"), (own, "\(path).context")] {
+            switch value {
+            case nil, .null?: continue
+            case .object(let members)?:
+                for member in members {
+                    if merged.updateValue(member.value, forKey: member.key) == nil { order.append(member.key) }
+                }
+            case let other?:
+                throw EnvelopeDecodingError(
+                    .wrongType,
+                    path: contextPath,
+                    message: "expected an object, got \(other.typeName)"
+                )
+            }
+        }
+        if let integrations, integrations != .null, merged["integrations"] == nil {
+            merged["integrations"] = integrations
+            order.append("integrations")
+        }
+        guard !merged.isEmpty else { return nil }
+        var context = EventContext()
+        context.appVersion = merged["app"]?["version"].flatMap(Self.text)
+        context.appBuild = merged["app"]?["build"].flatMap(Self.text)
+        context.platform = merged["os"]?["name"].flatMap(Self.text)
+        context.osVersion = merged["os"]?["version"].flatMap(Self.text)
+        context.locale = merged["locale"].flatMap(Self.text)
+        context.fillKnownFields(from: &merged, order: order)
+        return context
+    }
+
+    private static func text(_ value: JSONValue) -> String? {
+        switch value {
+        case .string(let text): text
+        case .number(let number): number.text
+        default: nil
+        }
+    }
+}
