@@ -16,6 +16,7 @@ struct PostgresSetupTests {
         "events: INSERT | SELECT",
         "failed_events: INSERT | SELECT",
         "feature_summary: - | SELECT",
+        "identities: INSERT | SELECT",
         "rollup_hourly: SELECT,INSERT,UPDATE | SELECT",
         "schema_migrations: - | SELECT",
     ]

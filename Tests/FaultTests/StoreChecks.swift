@@ -17,8 +17,11 @@ enum StoreChecks {
                 "SELECT feature, sum(events) FROM tally.rollup_hourly GROUP BY 1 ORDER BY 1"
             ),
             (
-                "SELECT date_trunc('hour', occurred_at, 'UTC')::text || name, count(*) FROM tally.events GROUP BY 1 ORDER BY 1",
-                "SELECT hour::text || name, events FROM tally.rollup_hourly ORDER BY 1"
+                """
+                SELECT date_trunc('hour', occurred_at, 'UTC')::text || ' ' || feature || ' ' || name, count(*)
+                FROM tally.events GROUP BY 1 ORDER BY 1
+                """,
+                "SELECT hour::text || ' ' || feature || ' ' || name, sum(events) FROM tally.rollup_hourly GROUP BY 1 ORDER BY 1"
             ),
             (
                 """

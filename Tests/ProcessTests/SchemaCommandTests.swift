@@ -32,14 +32,16 @@ struct SchemaCommandTests {
         #expect(good.stdout.hasPrefix("ok: 3 plans, 10 events"))
 
         let broken = try Self.temporaryRegistry([
-            "shop.json": Self.plan(#"{"type":"object","properties":{"n":{"type":"string","items":{}},"m":{}}}"#),
+            "shop.json": Self.plan(
+                #"{"type":"object","properties":{"n":{"type":"string","itemz":{}},"m":{"type":7}}}"#
+            ),
             "bad.json": "{ not json",
         ])
         defer { try? FileManager.default.removeItem(atPath: broken) }
         let result = try Self.run(["schema", "lint", broken])
         #expect(result.status == 1)
         #expect(result.stdout.contains("\(broken)/bad.json: $: not JSON"))
-        #expect(result.stdout.contains("\(broken)/shop.json: $.events[0].properties.properties.n.items"))
+        #expect(result.stdout.contains("\(broken)/shop.json: $.events[0].properties.properties.n.itemz"))
         #expect(result.stdout.contains("\(broken)/shop.json: $.events[0].properties.properties.m.type"))
         #expect(result.stderr.contains("3 problems"))
     }

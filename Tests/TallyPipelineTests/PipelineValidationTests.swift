@@ -27,7 +27,7 @@ struct PipelineValidationTests {
         let bad = [
             event("episode_list_episode_selected", ["episode_id": "ep-1", "position": "first"]),
             event("episode_list_scrolled", [:]),
-            event("EpisodeListViewed", [:]),
+            event("episode_list\u{7}viewed", [:]),  // a control character: no name may hold one
         ]
         return (good, bad)
     }
