@@ -129,7 +129,7 @@ let package = Package(
         .executableTarget(
             name: "tally-bench",
             dependencies: [
-                "Tracking", "TallyCore", "TallySchema", "TallyPipeline", "TallyIngest", "TallyPostgres",
+                "Tracking", "TallyCore", "TallyFormats", "TallySchema", "TallyPipeline", "TallyIngest", "TallyPostgres",
                 .product(name: "Logging", package: "swift-log"),
             ],
             path: "Benchmarks/tally-bench",

@@ -8,7 +8,7 @@ let quick = arguments.contains("--quick")
 let rounds = quick ? 3 : 15
 let perRound = quick ? 20_000 : 100_000
 
-// `--only track|enqueue|validation|ingest|rollups|memory` runs one benchmark (for profiling).
+// `--only track|enqueue|validation|segment|ingest|rollups|memory` runs one benchmark (for profiling).
 let only = arguments.firstIndex(of: "--only").flatMap {
     arguments.index(after: $0) < arguments.endIndex ? arguments[arguments.index(after: $0)] : nil
 }
@@ -60,6 +60,16 @@ if selected("validation") {
     print(
         "  validate  \(format(nanoseconds: validation.validate))   target ≤ 1 µs   ratio \(rounded(validation.validate / 1_000)) of budget"
     )
+}
+
+if selected("segment") {
+    let segment = try SegmentEventBenchmark.run(rounds: rounds, perRound: perRound / 10)
+    let total = segment.parse + segment.validate
+    print("")
+    print("per event: a Segment Order Completed call (three products, \(segment.lineBytes) bytes) against its plan")
+    print("  parse + map  \(format(nanoseconds: segment.parse))")
+    print("  validate     \(format(nanoseconds: segment.validate))")
+    print("  together     \(format(nanoseconds: total))   target ≤ 4 µs   ratio \(rounded(total / 4_000)) of budget")
 }
 
 if selected("ingest") {
