@@ -111,3 +111,25 @@ struct EnvelopeTests {
         #expect(code(#"{"event_id":7,"name":"a","occurred_at":"2026-11-22T10:15:00Z"}"#) == .wrongType)
     }
 }
+
+@Suite("Property values")
+struct PropertyValueTests {
+    @Test("numbers keep their spelling: typed when tally writes them the same, raw JSON otherwise")
+    func numberSpelling() {
+        for text in ["1.5", "-12.25", "0.001", "0.0001", "123456789012345.6", "19.99", "0.30000000000000004", "1.0"] {
+            guard case .number(let value) = PropertyValue(numberText: text) else {
+                Issue.record("\(text) should be a typed number")
+                continue
+            }
+            #expect(JSONWriter.numberText(value) == text)
+        }
+        for text in ["25.00", "1e3", "0.00001", "1E+2", "-0", "12345678901234567890", "1.50", "100.0000000000000001"] {
+            guard case .json(let raw) = PropertyValue(numberText: text) else {
+                Issue.record("\(text) should be kept as raw JSON")
+                continue
+            }
+            #expect(raw.text == text)
+        }
+        #expect(PropertyValue(numberText: "42") == .integer(42))
+    }
+}
