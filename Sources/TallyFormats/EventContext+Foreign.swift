@@ -7,7 +7,7 @@ extension EventContext {
     /// Moves a source context's members into ``additional`` (in `order`), except tally's own keys:
     /// a string there fills the field when the mapping left it empty; any other value is kept
     /// under `<key>_value`, so no member is lost and none shadows a field.
-    mutating func fillKnownFields(from merged: inout [String: JSONValue], order: [String]) {
+    mutating func fillKnownFields(from merged: inout [String: PropertyValue], order: [String]) {
         for key in Self.knownKeys {
             guard let value = merged[key] else { continue }
             if case .string(let text) = value {
@@ -24,7 +24,7 @@ extension EventContext {
         var pairs: [EventProperties.Pair] = []
         for key in order {
             guard let value = merged[key] else { continue }
-            pairs.append((Self.knownKeys.contains(key) ? key + "_value" : key, PropertyValue(value)))
+            pairs.append((Self.knownKeys.contains(key) ? key + "_value" : key, value))
         }
         additional = EventProperties(pairs: pairs)
     }

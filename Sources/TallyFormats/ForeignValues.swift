@@ -37,26 +37,6 @@ enum ForeignValues {
         )
     }
 
-    /// An object's members as properties; nil for absent or null.
-    static func properties(_ value: JSONValue?, path: String) throws(EnvelopeDecodingError) -> EventProperties? {
-        switch value {
-        case nil, .null?: return nil
-        case .object(let members)?:
-            var pairs: [EventProperties.Pair] = []
-            pairs.reserveCapacity(members.count)
-            var keys = Set<String>()
-            for member in members {
-                guard keys.insert(member.key).inserted else {
-                    throw EnvelopeDecodingError(.duplicateField, path: "\(path).\(member.key)", message: "given twice")
-                }
-                pairs.append((member.key, PropertyValue(member.value)))
-            }
-            return EventProperties(pairs: pairs)
-        case let other?:
-            throw EnvelopeDecodingError(.wrongType, path: path, message: "expected an object, got \(other.typeName)")
-        }
-    }
-
     /// The event id of a foreign message: a UUID in any spelling is that UUID; any other non-empty
     /// string is kept as the source id and named by its UUIDv5.
     static func eventID(_ value: JSONValue?, path: String) throws(EnvelopeDecodingError) -> (
@@ -66,10 +46,5 @@ enum ForeignValues {
         if text.isEmpty { throw EnvelopeDecodingError(.invalidEventID, path: path, message: "must not be empty") }
         if let id = EventID(uuidText: text) { return (id, nil) }
         return (EventID(foreignID: text), text)
-    }
-
-    /// A member's value by key (the last one, as JSON lookups do).
-    static func member(_ members: [JSONMember], _ key: String) -> JSONValue? {
-        members.last { $0.key == key }?.value
     }
 }

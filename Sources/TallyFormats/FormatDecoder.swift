@@ -42,19 +42,16 @@ public struct FormatDecoder: Sendable {
                 ]
             )
         }
-        let value: JSONValue
+        let foreign: ForeignLine
         do {
-            value = try JSONParser.parse(line)
+            foreign = try ForeignLine(line)
         } catch {
-            return Decoded(
-                format: format,
-                results: [.failure(EnvelopeDecodingError(.malformedJSON, path: "$", message: error.description))]
-            )
+            return Decoded(format: format, results: [.failure(error)])
         }
-        let detected = format == .auto ? SourceFormat.detect(value) : format
+        let detected = format == .auto ? SourceFormat.detect(foreign) : format
         switch detected {
-        case .segment: return Decoded(format: .segment, results: segment.map(value))
-        case .posthog: return Decoded(format: .posthog, results: posthog.map(value))
+        case .segment: return Decoded(format: .segment, results: segment.map(foreign))
+        case .posthog: return Decoded(format: .posthog, results: posthog.map(foreign))
         default:
             return Decoded(
                 format: .tally,

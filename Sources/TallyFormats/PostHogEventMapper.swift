@@ -28,35 +28,31 @@ public struct PostHogEventMapper: Sendable {
 
     /// The envelopes of one line: one event, or every event of `{"batch": [...]}` (whose `api_key`
     /// is dropped and whose `sent_at` applies to events without one).
-    public func map(_ line: JSONValue) -> [Result<EventEnvelope, EnvelopeDecodingError>] {
-        guard let members = line.objectMembers else {
-            return [.failure(EnvelopeDecodingError(.notAnObject, path: "$", message: "an event must be a JSON object"))]
+    public func map(_ line: ForeignLine) -> [Result<EventEnvelope, EnvelopeDecodingError>] {
+        guard let batch = line.batch else {
+            if line.top.has("batch") {
+                return [.failure(EnvelopeDecodingError(.wrongType, path: "$.batch", message: "expected an array"))]
+            }
+            return [Result { () throws(EnvelopeDecodingError) in try map(event: line.top, path: "$", batch: nil) }]
         }
-        guard let batch = ForeignValues.member(members, "batch") else {
-            return [Result { () throws(EnvelopeDecodingError) in try map(event: members, path: "$", batch: nil) }]
-        }
-        guard case .array(let events) = batch else {
-            return [.failure(EnvelopeDecodingError(.wrongType, path: "$.batch", message: "expected an array"))]
-        }
-        return events.enumerated().map { index, event in
+        return batch.enumerated().map { index, event in
             Result { () throws(EnvelopeDecodingError) in
-                guard let inner = event.objectMembers else {
+                guard let event else {
                     throw EnvelopeDecodingError(.notAnObject, path: "$.batch[\(index)]", message: "expected an object")
                 }
-                return try map(event: inner, path: "$.batch[\(index)]", batch: members)
+                return try map(event: event, path: "$.batch[\(index)]", batch: line.top)
             }
         }
     }
 
-    private func map(event members: [JSONMember], path: String, batch: [JSONMember]?) throws(EnvelopeDecodingError)
-        -> EventEnvelope
+    private func map(event message: ForeignLine.Message, path: String, batch: ForeignLine.Message?)
+        throws(EnvelopeDecodingError) -> EventEnvelope
     {
-        func field(_ key: String) -> JSONValue? { ForeignValues.member(members, key) }
+        func field(_ key: String) -> JSONValue? { message.member(key) }
         guard let name = try ForeignValues.string(field("event"), path: "\(path).event") else {
             throw EnvelopeDecodingError(.missingField, path: "\(path).event", message: "required")
         }
-        let properties =
-            try ForeignValues.properties(field("properties"), path: "\(path).properties") ?? EventProperties()
+        let properties = try message.properties("properties", path: path) ?? EventProperties()
         func property(_ key: String) -> String? {
             switch properties[key] {
             case .string(let text)?: text
@@ -75,7 +71,7 @@ public struct PostHogEventMapper: Sendable {
         }
         var sentAt = try ForeignValues.timestamp(field("sent_at"), path: "\(path).sent_at")
         if sentAt == nil, let batch {
-            sentAt = try ForeignValues.timestamp(ForeignValues.member(batch, "sent_at"), path: "$.sent_at")
+            sentAt = try ForeignValues.timestamp(batch.member("sent_at"), path: "$.sent_at")
         }
         var occurredAt = try ForeignValues.timestamp(field("timestamp"), path: "\(path).timestamp")
         if occurredAt == nil, let seconds = properties["$time"] {
@@ -132,10 +128,18 @@ public struct PostHogEventMapper: Sendable {
             osVersion: property("$os_version"),
             locale: property("$locale")
         )
-        var other: [String: JSONValue] = [:]
+        var other: [String: PropertyValue] = [:]
         var order: [String] = []
-        for member in members where !Self.mappedKeys.contains(member.key) {
-            if other.updateValue(member.value, forKey: member.key) == nil { order.append(member.key) }
+        for member in message.members where !Self.mappedKeys.contains(member.key) {
+            if other.updateValue(PropertyValue(member.value), forKey: member.key) == nil { order.append(member.key) }
+        }
+        for (key, value) in message.objects where !Self.mappedKeys.contains(key) {
+            if other.updateValue(
+                .json(RawJSON(.object(value.sortedPairs.map { JSONMember(key: $0.key, value: $0.value.jsonValue) }))),
+                forKey: key
+            ) == nil {
+                order.append(key)
+            }
         }
         context.fillKnownFields(from: &other, order: order)
         let id = try ForeignValues.eventID(field("uuid"), path: "\(path).uuid")

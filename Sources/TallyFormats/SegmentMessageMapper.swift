@@ -23,32 +23,27 @@ public struct SegmentMessageMapper: Sendable {
     /// The envelopes of one line: one message, or every message of a batch wrapper (whose
     /// `context` merges under each message's own and whose `sentAt` applies to messages without one).
     /// Each result is an envelope or the reason its message was refused (path inside the line).
-    public func map(_ line: JSONValue) -> [Result<EventEnvelope, EnvelopeDecodingError>] {
-        guard let members = line.objectMembers else {
-            return [
-                .failure(EnvelopeDecodingError(.notAnObject, path: "$", message: "a message must be a JSON object"))
-            ]
+    public func map(_ line: ForeignLine) -> [Result<EventEnvelope, EnvelopeDecodingError>] {
+        guard let batch = line.batch else {
+            if line.top.has("batch") {
+                return [.failure(EnvelopeDecodingError(.wrongType, path: "$.batch", message: "expected an array"))]
+            }
+            return [Result { () throws(EnvelopeDecodingError) in try map(message: line.top, path: "$", batch: nil) }]
         }
-        guard let batch = ForeignValues.member(members, "batch") else {
-            return [Result { () throws(EnvelopeDecodingError) in try map(message: members, path: "$", batch: nil) }]
-        }
-        guard case .array(let messages) = batch else {
-            return [.failure(EnvelopeDecodingError(.wrongType, path: "$.batch", message: "expected an array"))]
-        }
-        return messages.enumerated().map { index, message in
+        return batch.enumerated().map { index, message in
             Result { () throws(EnvelopeDecodingError) in
-                guard let inner = message.objectMembers else {
+                guard let message else {
                     throw EnvelopeDecodingError(.notAnObject, path: "$.batch[\(index)]", message: "expected an object")
                 }
-                return try map(message: inner, path: "$.batch[\(index)]", batch: members)
+                return try map(message: message, path: "$.batch[\(index)]", batch: line.top)
             }
         }
     }
 
-    private func map(message members: [JSONMember], path: String, batch: [JSONMember]?) throws(EnvelopeDecodingError)
-        -> EventEnvelope
+    private func map(message: ForeignLine.Message, path: String, batch: ForeignLine.Message?)
+        throws(EnvelopeDecodingError) -> EventEnvelope
     {
-        func field(_ key: String) -> JSONValue? { ForeignValues.member(members, key) }
+        func field(_ key: String) -> JSONValue? { message.member(key) }
         guard let type = try ForeignValues.string(field("type"), path: "\(path).type") else {
             throw EnvelopeDecodingError(
                 .missingField,
@@ -77,13 +72,11 @@ public struct SegmentMessageMapper: Sendable {
             }
             kind = .track
             name = event
-            properties =
-                try ForeignValues.properties(field("properties"), path: "\(path).properties") ?? EventProperties()
+            properties = try message.properties("properties", path: path) ?? EventProperties()
         case "page", "screen":
             kind = .track
             name = type
-            properties =
-                try ForeignValues.properties(field("properties"), path: "\(path).properties") ?? EventProperties()
+            properties = try message.properties("properties", path: path) ?? EventProperties()
             for key in ["name", "category"] where !properties.contains(key) {
                 if let value = try ForeignValues.string(field(key), path: "\(path).\(key)") {
                     properties[key] = .string(value)
@@ -92,11 +85,11 @@ public struct SegmentMessageMapper: Sendable {
         default:
             kind = EventKind(rawValue: type)!
             name = type
-            properties = try ForeignValues.properties(field("traits"), path: "\(path).traits") ?? EventProperties()
+            properties = try message.properties("traits", path: path) ?? EventProperties()
         }
         var sentAt = try ForeignValues.timestamp(field("sentAt"), path: "\(path).sentAt")
         if sentAt == nil, let batch {
-            sentAt = try ForeignValues.timestamp(ForeignValues.member(batch, "sentAt"), path: "$.sentAt")
+            sentAt = try ForeignValues.timestamp(batch.member("sentAt"), path: "$.sentAt")
         }
         let receivedAt = try ForeignValues.timestamp(field("receivedAt"), path: "\(path).receivedAt")
         let original = try ForeignValues.timestamp(field("originalTimestamp"), path: "\(path).originalTimestamp")
@@ -119,10 +112,9 @@ public struct SegmentMessageMapper: Sendable {
             )
         }
         let context = try Self.context(
-            field("context"),
-            batchContext: batch.flatMap { ForeignValues.member($0, "context") },
-            integrations: field("integrations"),
-            path: path
+            message.properties("context", path: path),
+            batchContext: batch?.properties("context", path: "$"),
+            integrations: field("integrations")
         )
         let id = try ForeignValues.eventID(field("messageId"), path: "\(path).messageId")
         let groupID = kind == .group ? try ForeignValues.string(field("groupId"), path: "\(path).groupId") : nil
@@ -162,42 +154,35 @@ public struct SegmentMessageMapper: Sendable {
     }
 
     /// The message's context over the batch's, `integrations` added; tally's fields filled from it.
-    private static func context(
-        _ own: JSONValue?,
-        batchContext: JSONValue?,
-        integrations: JSONValue?,
-        path: String
-    ) throws(EnvelopeDecodingError) -> EventContext? {
-        var merged: [String: JSONValue] = [:]
+    private static func context(_ own: EventProperties?, batchContext: EventProperties?, integrations: JSONValue?)
+        -> EventContext?
+    {
+        var merged: [String: PropertyValue] = [:]
         var order: [String] = []
-        for (value, contextPath) in [(batchContext, "$.context"), (own, "\(path).context")] {
-            switch value {
-            case nil, .null?: continue
-            case .object(let members)?:
-                for member in members {
-                    if merged.updateValue(member.value, forKey: member.key) == nil { order.append(member.key) }
-                }
-            case let other?:
-                throw EnvelopeDecodingError(
-                    .wrongType,
-                    path: contextPath,
-                    message: "expected an object, got \(other.typeName)"
-                )
+        for context in [batchContext, own] {
+            guard let context else { continue }
+            for (key, value) in context.sortedPairs where merged.updateValue(value, forKey: key) == nil {
+                order.append(key)
             }
         }
         if let integrations, integrations != .null, merged["integrations"] == nil {
-            merged["integrations"] = integrations
+            merged["integrations"] = PropertyValue(integrations)
             order.append("integrations")
         }
         guard !merged.isEmpty else { return nil }
         var context = EventContext()
-        context.appVersion = merged["app"]?["version"].flatMap(Self.text)
-        context.appBuild = merged["app"]?["build"].flatMap(Self.text)
-        context.platform = merged["os"]?["name"].flatMap(Self.text)
-        context.osVersion = merged["os"]?["version"].flatMap(Self.text)
-        context.locale = merged["locale"].flatMap(Self.text)
+        context.appVersion = Self.text(merged["app"], "version")
+        context.appBuild = Self.text(merged["app"], "build")
+        context.platform = Self.text(merged["os"], "name")
+        context.osVersion = Self.text(merged["os"], "version")
         context.fillKnownFields(from: &merged, order: order)
         return context
+    }
+
+    /// A string (or number) member of an object value.
+    private static func text(_ object: PropertyValue?, _ key: String) -> String? {
+        guard case .json(let raw)? = object, let value = raw.value[key] else { return nil }
+        return text(value)
     }
 
     private static func text(_ value: JSONValue) -> String? {

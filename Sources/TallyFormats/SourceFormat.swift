@@ -1,4 +1,4 @@
-public import TallyCore
+import TallyCore
 
 /// The NDJSON dialects `tally ingest` (and the collector) read.
 public enum SourceFormat: String, Sendable, Hashable, CaseIterable {
@@ -14,28 +14,20 @@ public enum SourceFormat: String, Sendable, Hashable, CaseIterable {
     /// reason).
     case auto
 
-    /// The format of one parsed line, for ``auto``.
-    public static func detect(_ value: JSONValue) -> SourceFormat {
-        guard let members = value.objectMembers else { return .tally }
-        var hasEvent = false
-        var hasSegmentType = false
-        for member in members {
-            switch member.key {
-            case "occurred_at": return .tally
-            case "batch":
-                if case .array(let messages) = member.value, let first = messages.first {
-                    let inner = detect(first)
-                    return inner == .tally ? .segment : inner
-                }
-            case "type":
-                if let type = member.value.stringValue, SegmentMessageMapper.callTypes.contains(type) {
-                    hasSegmentType = true
-                }
-            case "event": hasEvent = true
-            default: break
-            }
+    /// The format of a line that is not tally's (no `occurred_at`), for ``auto``.
+    public static func detect(_ line: ForeignLine) -> SourceFormat {
+        if let batch = line.batch {
+            guard let first = batch.first ?? nil else { return .segment }
+            return detect(first) ?? .segment
         }
-        if hasSegmentType { return .segment }
-        return hasEvent ? .posthog : .tally
+        return detect(line.top) ?? .tally
+    }
+
+    private static func detect(_ message: ForeignLine.Message) -> SourceFormat? {
+        if message.has("occurred_at") { return .tally }
+        if let type = message.member("type")?.stringValue, SegmentMessageMapper.callTypes.contains(type) {
+            return .segment
+        }
+        return message.has("event") ? .posthog : nil
     }
 }

@@ -84,6 +84,12 @@ struct FormatMappingTests {
         #expect(track.context?.locale == "de-DE")
         #expect(track.context?.additional["ip"] == .string("1.2.3.4"))
 
+        let spaced = try Self.event(
+            #"{"type":"track","event":"A","userId":"u","timestamp":"2026-11-20T10:00:00Z","properties":{"items": [ {"sku" : "a\u00e9", "n": 1.50} ],"x":1e2}}"#
+        )
+        #expect(spaced.properties["items"]?.description == #"[ {"sku" : "a\u00e9", "n": 1.50} ]"#)
+        #expect(spaced.properties["x"]?.description == "1e2")
+
         let page = try Self.event(
             #"{"type":"page","name":"Home","category":"Docs","anonymousId":"a","timestamp":"2026-11-20T10:00:00Z"}"#
         )

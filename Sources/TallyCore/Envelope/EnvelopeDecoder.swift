@@ -326,7 +326,7 @@ public struct EnvelopeDecoder: Sendable {
                 default: context.locale = value
                 }
             } else {
-                context.additional[key ?? ""] = try Self.propertyValue(&parser, path: "$.context", &fields)
+                context.additional[key ?? ""] = try parser.parsePropertyValue()
             }
             parser.skipWhitespace()
             guard let next = parser.peek() else { throw JSONError(.unexpectedEnd, at: parser.offset) }
@@ -337,29 +337,6 @@ public struct EnvelopeDecoder: Sendable {
         return context
     }
 
-    /// One property value: scalars in their typed cases, objects, arrays and numbers that tally
-    /// would write differently as raw JSON (their exact text).
-    @inline(__always)
-    private static func propertyValue(
-        _ parser: inout JSONParser,
-        path: @autoclosure () -> String,
-        _ fields: inout Fields
-    )
-        throws -> PropertyValue
-    {
-        switch parser.peek() ?? 0 {
-        case UInt8(ascii: "\""): return .string(try parser.parseString())
-        case UInt8(ascii: "-"), UInt8(ascii: "0")...UInt8(ascii: "9"):
-            return PropertyValue(numberText: try parser.parseNumberText())
-        case UInt8(ascii: "{"), UInt8(ascii: "["): return .json(try parser.parseRawValue(depth: 1))
-        default:
-            switch try parser.parseValue(depth: 1) {
-            case .bool(let bool): return .bool(bool)
-            default: return .null
-            }
-        }
-    }
-
     private func decodeProperties(_ parser: inout JSONParser, _ fields: inout Fields) throws -> EventProperties {
         guard parser.peek() == UInt8(ascii: "{") else {
             let value = try parser.parseValue(depth: 0)
@@ -368,34 +345,8 @@ public struct EnvelopeDecoder: Sendable {
             }
             return EventProperties()
         }
-        try parser.expect(UInt8(ascii: "{"))
-        var pairs: [EventProperties.Pair] = []
-        parser.skipWhitespace()
-        if parser.peek() == UInt8(ascii: "}") {
-            try parser.expect(UInt8(ascii: "}"))
-            return EventProperties()
-        }
-        while true {
-            parser.skipWhitespace()
-            guard parser.peek() == UInt8(ascii: "\"") else {
-                throw JSONError(parser.peek() == nil ? .unexpectedEnd : .unexpectedCharacter, at: parser.offset)
-            }
-            let key = try parser.parseString()
-            parser.skipWhitespace()
-            try parser.expect(UInt8(ascii: ":"))
-            parser.skipWhitespace()
-            pairs.append((key, try Self.propertyValue(&parser, path: "$.properties", &fields)))
-            parser.skipWhitespace()
-            guard let next = parser.peek() else { throw JSONError(.unexpectedEnd, at: parser.offset) }
-            try parser.expect(next)
-            if next == UInt8(ascii: "}") { break }
-            guard next == UInt8(ascii: ",") else { throw JSONError(.unexpectedCharacter, at: parser.offset - 1) }
-        }
-        let properties = EventProperties(pairs: pairs)
-        let sorted = properties.sortedPairs
-        for index in sorted.indices.dropFirst() where sorted[index].key == sorted[index - 1].key {
-            fields.fail(.duplicateField, "$.properties.\(sorted[index].key)", "given twice")
-        }
+        let (properties, duplicate) = try parser.parsePropertyObject()
+        if let duplicate { fields.fail(.duplicateField, "$.properties.\(duplicate)", "given twice") }
         return properties
     }
 }
