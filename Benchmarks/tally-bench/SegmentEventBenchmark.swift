@@ -63,6 +63,10 @@ enum SegmentEventBenchmark {
             validate.append((monotonicNanoseconds() - start) * 1_000 / Int64(perRound))
         }
         precondition(sink > 0)
-        return Result(parse: Double(parse.median) / 1_000, validate: Double(validate.median) / 1_000, lineBytes: bytes.count)
+        return Result(
+            parse: Double(parse.median) / 1_000,
+            validate: Double(validate.median) / 1_000,
+            lineBytes: bytes.count
+        )
     }
 }
