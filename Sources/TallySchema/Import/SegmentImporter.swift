@@ -5,8 +5,8 @@ import TallyCore
 /// `{"display_name": …, "rules": {"events": [{"name", "description", "version", "rules"}]}}`)
 /// into one tally tracking plan.
 ///
-/// Event names become snake_case (`Order Completed` → `order_completed`, reported as renamed);
-/// each event's `rules.properties.properties` schema becomes its properties; `context`, `traits`,
+/// Event names are kept exactly as Segment has them (`Order Completed`: what its track calls
+/// carry); each event's `rules.properties.properties` schema becomes its properties; `context`, `traits`,
 /// `identify` and `group` rules have no place in tally's plan and are reported.
 public struct SegmentImporter: Sendable {
     /// Creates an importer.
@@ -40,12 +40,10 @@ public struct SegmentImporter: Sendable {
         var builder = PlanBuilder()
         for (index, event) in events.enumerated() {
             let source = "\(file) $.rules.events[\(index)]"
-            guard let originalName = event["name"]?.stringValue else {
+            guard let name = event["name"]?.stringValue else {
                 report.refusals.append(.init(source: source, reason: "event without a name"))
                 continue
             }
-            let name = NamingRules.snakeCase(originalName)
-            if name != originalName { report.renamed.append("\(originalName) → \(name)") }
             let versionNumber =
                 event["version"].flatMap { value -> Int? in
                     if case .number(let number) = value { return number.int64Value.map(Int.init) }
@@ -73,7 +71,8 @@ public struct SegmentImporter: Sendable {
                 name: name,
                 version: version,
                 description: event["description"]?.stringValue ?? "",
-                properties: properties
+                properties: properties,
+                propertiesPath: "$.rules.events[\(index)].rules.properties.properties"
             ) {
                 report.refusals.append(.init(source: source, reason: reason))
             } else {

@@ -13,9 +13,10 @@ struct SchemaImportCommand: ParsableCommand {
         commandName: "import",
         abstract: "Convert Snowplow Iglu schemas or a Segment Protocols plan into tally tracking plans.",
         discussion: """
-            Writes one plan per feature into --output (or only reports, with --dry-run). Everything that \
-            cannot be represented (nested objects, arrays, unsupported keywords, names without {screen}_{action} \
-            parts, broken files) is listed with its path and reason; renamed events are listed too.
+            Writes one plan per feature into --output (or only reports, with --dry-run). Event names are kept \
+            exactly as the source spells them ("naming": "as_sent") and properties are validated with plain \
+            JSON Schema semantics ("normalize_strings": false). Everything that cannot be represented \
+            (schemas the registry refuses, broken files) is listed with its path and reason.
 
             Examples:
               tally schema import --from iglu ../iglu-central/schemas --output plans
@@ -42,7 +43,7 @@ struct SchemaImportCommand: ParsableCommand {
     @Flag(name: .long, help: "Report only; write nothing.")
     var dryRun = false
 
-    @Flag(name: .long, help: "Do not list the individual refusals and renames.")
+    @Flag(name: .long, help: "Do not list the individual refusals.")
     var quiet = false
 
     func validate() throws {
@@ -61,7 +62,6 @@ struct SchemaImportCommand: ParsableCommand {
             case .segment: SegmentImporter().importPlan(at: source, feature: feature)
             }
         if !quiet {
-            for rename in report.renamed { Terminal.print("renamed   \(rename)") }
             for refusal in report.refusals { Terminal.print("refused   \(refusal)") }
         }
         if let output, !dryRun {
@@ -81,7 +81,7 @@ struct SchemaImportCommand: ParsableCommand {
             }
         }
         Terminal.print(
-            "imported \(report.importedCount), refused \(report.refusals.count), renamed \(report.renamed.count); "
+            "imported \(report.importedCount), refused \(report.refusals.count); "
                 + "\(report.plans.count) plan\(report.plans.count == 1 ? "" : "s")"
                 + (dryRun ? " (dry run: nothing written)" : " written to \(output ?? "")")
         )
