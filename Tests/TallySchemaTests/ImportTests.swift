@@ -80,43 +80,6 @@ struct ImportTests {
         #expect(report.importedCount + report.refusals.count == Self.fileCount(directory))
     }
 
-    @Test("a Segment Protocols plan: events named as sent, properties kept, the rest reported")
-    func segmentPlan() throws {
-        let plan = """
-            {"display_name": "Kicks App", "rules": {
-              "global": {"type": "object"},
-              "events": [
-                {"name": "Order Completed", "description": "An order was placed.", "version": 2, "rules": {
-                  "$schema": "http://json-schema.org/draft-07/schema#", "type": "object",
-                  "properties": {
-                    "properties": {"type": "object", "properties": {
-                      "order_id": {"type": "string"}, "total": {"type": "number", "minimum": 0},
-                      "coupon": {"type": ["string", "null"]}},
-                      "required": ["order_id", "total"]},
-                    "context": {"type": "object"}}}},
-                {"name": "Product Viewed", "version": 1, "rules": {"type": "object", "properties": {
-                    "properties": {"type": "object", "properties": {"tags": {"type": "array", "items": {"type": "string"}}}}}}},
-                {"name": "Signed Up", "version": 1, "rules": {"type": "object", "properties": {"properties": {"type": "object"}}}}
-              ]}}
-            """
-        let directory = try Fixtures.registry(["plan.json": plan])
-        defer { try? FileManager.default.removeItem(atPath: directory) }
-        let report = SegmentImporter().importPlan(at: directory + "/plan.json", feature: "shop")
-        #expect(report.importedCount == 2)
-        #expect(report.refusals.contains { $0.source.hasSuffix("$.rules.events[1]") && $0.reason.contains("items") })
-        #expect(report.refusals.contains { $0.source.hasSuffix("$.rules.global") })
-        #expect(report.refusals.contains { $0.source.hasSuffix("rules.properties.context") })
-        let written = try Self.writePlans(report)
-        defer { try? FileManager.default.removeItem(atPath: written) }
-        let registry = try SchemaRegistry.load(directory: written)
-        let order = try #require(registry.event("Order Completed"))
-        #expect(order.version == SchemaVer("2-0-0"))
-        #expect(order.feature == "shop")
-        #expect(order.properties.required == ["order_id", "total"])
-        #expect(registry.event("order_completed") == nil)
-        #expect(registry.event("Signed Up") != nil)
-    }
-
     @Test("Iglu: names as sent, arrays, nested objects and enum without type passed through as written")
     func igluPassThrough() throws {
         let nested = #"""

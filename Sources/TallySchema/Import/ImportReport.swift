@@ -19,6 +19,9 @@ public struct ImportReport: Sendable {
     /// Everything that was not imported, with the reason.
     public var refusals: [Refusal] = []
 
+    /// Whether nothing was imported and something was refused: `tally schema import` then exits 1.
+    public var importedNothing: Bool { importedCount == 0 && !refusals.isEmpty }
+
     /// Creates an empty report.
     public init() {}
 }
