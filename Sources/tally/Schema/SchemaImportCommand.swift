@@ -15,8 +15,14 @@ struct SchemaImportCommand: ParsableCommand {
         discussion: """
             Writes one plan per feature into --output (or only reports, with --dry-run). Event names are kept \
             exactly as the source spells them ("naming": "as_sent") and properties are validated with plain \
-            JSON Schema semantics ("normalize_strings": false). Everything that cannot be represented \
-            (schemas the registry refuses, broken files) is listed with its path and reason.
+            JSON Schema semantics ("normalize_strings": false). A Segment plan may be the Public API's rules \
+            (rules[] with jsonSchema, or {"data": {"rules": [...]}}), the Config API's plan (rules.events[]) or a \
+            2018 local plan file ({name, events: [{name, rules}]}). Everything that cannot be imported (schemas \
+            the registry refuses, context and traits rules, identify, group, page, screen and common rules, \
+            broken files) is listed with its path and reason.
+
+            Exit codes: 0 done; 1 nothing was imported and something was refused; 64 usage error; \
+            74 the plans could not be written.
 
             Examples:
               tally schema import --from iglu ../iglu-central/schemas --output plans
@@ -25,7 +31,7 @@ struct SchemaImportCommand: ParsableCommand {
             """
     )
 
-    @Option(name: .long, help: "The source format: iglu (a directory) or segment (a plan JSON file).")
+    @Option(name: .long, help: "The source format: iglu (a directory) or segment (a plan JSON file, any export shape).")
     var from: Source
 
     @Argument(help: "The Iglu schemas directory or the Segment plan file.")
@@ -85,5 +91,7 @@ struct SchemaImportCommand: ParsableCommand {
                 + "\(report.plans.count) plan\(report.plans.count == 1 ? "" : "s")"
                 + (dryRun ? " (dry run: nothing written)" : " written to \(output ?? "")")
         )
+        // Nothing to show for the run but refusals: a script must not take that for success.
+        if report.importedNothing { throw ExitCode.failure }
     }
 }
