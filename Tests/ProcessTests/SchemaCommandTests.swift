@@ -97,6 +97,31 @@ struct SchemaCommandTests {
         #expect(badVersion.status == 64)
     }
 
+    @Test("import: names kept as sent; nothing imported and something refused is exit 1")
+    func importExitCode() throws {
+        let directory = try Self.temporaryRegistry([
+            "pages.json": #"{"rules": [{"type": "PAGE", "key": "Home", "version": 1, "jsonSchema": {}}]}"#,
+            "plan.json": #"""
+            {"rules": [{"type": "TRACK", "key": "Order Completed", "version": 2, "jsonSchema": {"properties": {
+              "properties": {"type": "object", "properties": {"order_id": {"type": "string"}}}}}}]}
+            """#,
+        ])
+        defer { try? FileManager.default.removeItem(atPath: directory) }
+        let refused = try Self.run(["schema", "import", "--from", "segment", directory + "/pages.json", "--dry-run"])
+        #expect(refused.status == 1)
+        #expect(refused.stdout.contains("refused   \(directory)/pages.json $.rules[0]: \"Home\": page rules"))
+        #expect(refused.stdout.contains("imported 0, refused 1"))
+        let imported = try Self.run([
+            "schema", "import", "--from", "segment", directory + "/plan.json", "--feature", "shop",
+            "--output", directory + "/plans",
+        ])
+        #expect(imported.status == 0)
+        #expect(imported.stdout.contains("imported 1, refused 0; 1 plan written"))
+        let plan = try String(contentsOfFile: directory + "/plans/shop.json", encoding: .utf8)
+        #expect(plan.contains(#""name": "Order Completed""#) && plan.contains(#""version": "2-0-0""#))
+        #expect(try Self.run(["schema", "lint", directory + "/plans"]).status == 0)
+    }
+
     @Test("--help and --version work for every command")
     func help() throws {
         for command in [

@@ -2,11 +2,16 @@ import Foundation
 import TallyCore
 
 /// Converts a Snowplow Iglu registry (`<vendor>/<name>/jsonschema/<SchemaVer>` self-describing
-/// JSON Schemas, draft-04) into tally tracking plans: one feature per vendor, one event per schema.
+/// JSON Schemas, draft-04) into tally tracking plans: one feature per vendor
+/// (`com.acme.app` → `com_acme_app`), one event per schema, named by the schema's name exactly
+/// as Iglu spells it (`screen_view`, `PerformanceTiming`: what Snowplow events carry as their
+/// `event_name`).
 ///
-/// Keys on the path and requires the `self` block to agree with it. What tally cannot represent
-/// (nested objects and arrays, unsupported keywords, names without `{screen}_{action}` parts,
-/// broken files) is refused with the path and the reason, never dropped silently.
+/// Keys on the path and requires the `self` block to agree with it. The schema without its Iglu
+/// envelope (`self`, `$schema`) is the event's properties schema, passed through as it is (arrays,
+/// nested objects, `enum` without `type`, every keyword): the registry's compiler decides what it
+/// supports. What it refuses (and broken files) is listed with the path and the reason, never
+/// dropped silently.
 ///
 /// Event names are unique across features in tally, so when two vendors define the same name the
 /// first vendor in path order keeps it and the other is refused; `vendors` narrows the import to
@@ -57,7 +62,6 @@ public struct IgluImporter: Sendable {
                 vendor: vendor,
                 name: name,
                 versionText: versionText,
-                report: &report,
                 builder: &builder
             ) {
                 report.refusals.append(.init(source: path, reason: reason))
@@ -74,7 +78,6 @@ public struct IgluImporter: Sendable {
         vendor: String,
         name: String,
         versionText: String,
-        report: inout ImportReport,
         builder: inout PlanBuilder
     ) -> String? {
         guard let data = FileManager.default.contents(atPath: path) else { return "cannot be read" }
@@ -95,41 +98,16 @@ public struct IgluImporter: Sendable {
         else { return "$.$schema: not the Iglu self-describing meta-schema" }
         // The schema without its Iglu envelope is the event's properties schema.
         guard case .object(let members) = schema else { return "$: not an object" }
-        let body = Self.draft07(
+        let body = Draft04.toDraft07(
             JSONValue.object(members.filter { $0.key != "self" && $0.key != "$schema" && $0.key != "$supersededBy" })
         )
-        let feature = NamingRules.snakeCase(vendor)
-        let eventName = NamingRules.snakeCase(name)
-        if eventName != name { report.renamed.append("\(vendor)/\(name) → \(eventName)") }
         return builder.add(
-            feature: feature,
+            feature: NamingRules.snakeCase(vendor),
             featureDescription: "Imported from the Iglu vendor \(vendor).",
-            name: eventName,
+            name: name,
             version: version,
             description: schema["description"]?.stringValue ?? "iglu:\(vendor)/\(name)/jsonschema/\(versionText)",
             properties: body
         )
-    }
-
-    /// Rewrites draft-04's boolean `exclusiveMinimum`/`exclusiveMaximum` into draft-07's numbers.
-    static func draft07(_ value: JSONValue) -> JSONValue {
-        switch value {
-        case .array(let elements): return .array(elements.map(draft07))
-        case .object(let members):
-            var result = members.map { JSONMember(key: $0.key, value: draft07($0.value)) }
-            for (exclusive, plain) in [("exclusiveMinimum", "minimum"), ("exclusiveMaximum", "maximum")] {
-                guard let flag = result.firstIndex(where: { $0.key == exclusive }),
-                    case .bool(let isExclusive) = result[flag].value
-                else { continue }
-                if isExclusive, let bound = result.firstIndex(where: { $0.key == plain }) {
-                    result[flag].value = result[bound].value
-                    result.remove(at: bound)
-                } else {
-                    result.remove(at: flag)
-                }
-            }
-            return .object(result)
-        default: return value
-        }
     }
 }

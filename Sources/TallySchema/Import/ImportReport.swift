@@ -2,7 +2,7 @@ public import TallyCore
 
 /// What an import produced and what it could not represent.
 public struct ImportReport: Sendable {
-    /// One source schema or event that was not imported.
+    /// One source schema, event or rule (or part of one) that was not imported.
     public struct Refusal: Sendable, Hashable, CustomStringConvertible {
         /// The file (and, for plans, the JSON path) of the source.
         public var source: String
@@ -14,12 +14,13 @@ public struct ImportReport: Sendable {
 
     /// The plans produced, as documents ready to write (`feature.json`).
     public var plans: [String: JSONValue] = [:]
-    /// How many source schemas or events became events.
+    /// How many source schemas or events became events (each one event version).
     public var importedCount = 0
-    /// Names that were changed to meet tally's naming rules (`Order Completed` → `order_completed`).
-    public var renamed: [String] = []
     /// Everything that was not imported, with the reason.
     public var refusals: [Refusal] = []
+
+    /// Whether nothing was imported and something was refused: `tally schema import` then exits 1.
+    public var importedNothing: Bool { importedCount == 0 && !refusals.isEmpty }
 
     /// Creates an empty report.
     public init() {}

@@ -1,13 +1,17 @@
 import Foundation
 import TallyCore
 
-/// Converts a Segment Protocols tracking plan (the JSON of Segment's Tracking Plans API:
-/// `{"display_name": …, "rules": {"events": [{"name", "description", "version", "rules"}]}}`)
-/// into one tally tracking plan.
+/// Converts a Segment Protocols tracking plan into one tally tracking plan, from any of its
+/// export shapes: the Public API's rules (`rules[]` with `jsonSchema`, ``SegmentPublicAPIPlan``),
+/// the Config API's plan (`rules.events[]`, ``SegmentConfigAPIPlan``) and the 2018 local plan
+/// file (`{name, events: [{name, rules}]}`, ``SegmentLocalPlan``).
 ///
-/// Event names become snake_case (`Order Completed` → `order_completed`, reported as renamed);
-/// each event's `rules.properties.properties` schema becomes its properties; `context`, `traits`,
-/// `identify` and `group` rules have no place in tally's plan and are reported.
+/// Each track event version becomes an event named exactly as Segment has it (`Order Completed`:
+/// the plan uses `"naming": "as_sent"`), version N becoming `N-0-0`, its properties schema being
+/// the message schema's `properties.properties` as it is (nested objects, arrays and every keyword
+/// kept: the registry's compiler decides). Everything else is refused with its JSON path and the
+/// reason: events the registry cannot load, constraints on the rest of the message (`context`,
+/// `traits`), and identify, group, page, screen and common rules.
 public struct SegmentImporter: Sendable {
     /// Creates an importer.
     public init() {}
@@ -19,65 +23,69 @@ public struct SegmentImporter: Sendable {
             report.refusals.append(.init(source: file, reason: "cannot be read"))
             return report
         }
-        let plan: JSONValue
+        let document: JSONValue
         do {
-            plan = try JSONParser.parse(Array(data))
+            document = try JSONParser.parse(Array(data))
         } catch {
             report.refusals.append(.init(source: file, reason: "not JSON: \(error)"))
             return report
         }
-        let title = plan["display_name"]?.stringValue ?? plan["name"]?.stringValue ?? "segment"
-        let featureName = feature ?? NamingRules.snakeCase(title)
-        guard case .array(let events)? = plan["rules"]?["events"] else {
-            report.refusals.append(.init(source: "\(file) $.rules.events", reason: "no events in the plan"))
+        // A Config API plan's `rules` is an object, the Public API's a list: the shapes never overlap.
+        guard
+            let contents = SegmentPublicAPIPlan(document, file: file)?.contents
+                ?? SegmentConfigAPIPlan(document, file: file)?.contents
+                ?? SegmentLocalPlan(document, file: file)?.contents
+        else {
+            report.refusals.append(
+                .init(
+                    source: "\(file) $",
+                    reason: "not a Segment tracking plan: expected rules[] (Public API), rules.events[] "
+                        + "(Config API) or events[] (local plan file)"
+                )
+            )
             return report
         }
-        for key in ["global", "identify", "group"] where plan["rules"]?[key] != nil {
-            report.refusals.append(
-                .init(source: "\(file) $.rules.\(key)", reason: "\(key) rules have no equivalent in a tally plan")
-            )
-        }
+        // The Public API's rules carry no plan name: then the feature is `segment` unless named.
+        let featureName = feature ?? contents.title.map(NamingRules.snakeCase) ?? "segment"
+        let featureDescription =
+            contents.title.map { "Imported from the Segment tracking plan \($0)." }
+            ?? "Imported from a Segment tracking plan."
+        // A plan name that gives no feature name would refuse every event: each refusal says what to do.
+        let featureProblem =
+            NamingRules.isSnakeCase(featureName)
+            ? nil : "feature \(featureName.debugDescription) is not lowercase snake_case: pass --feature NAME"
         var builder = PlanBuilder()
-        for (index, event) in events.enumerated() {
-            let source = "\(file) $.rules.events[\(index)]"
-            guard let originalName = event["name"]?.stringValue else {
-                report.refusals.append(.init(source: source, reason: "event without a name"))
+        for entry in contents.entries {
+            guard case .event(let event) = entry else {
+                if case .refusal(let refusal) = entry { report.refusals.append(refusal) }
                 continue
             }
-            let name = NamingRules.snakeCase(originalName)
-            if name != originalName { report.renamed.append("\(originalName) → \(name)") }
-            let versionNumber =
-                event["version"].flatMap { value -> Int? in
-                    if case .number(let number) = value { return number.int64Value.map(Int.init) }
-                    return nil
-                } ?? 1
-            guard let version = SchemaVer("\(max(versionNumber, 1))-0-0") else { continue }
-            let rules = event["rules"]
-            for key in ["context", "traits"] where rules?["properties"]?[key] != nil {
-                report.refusals.append(
-                    .init(
-                        source: "\(source).rules.properties.\(key)",
-                        reason: "\(key) rules are not part of a tally event"
-                    )
-                )
+            if let featureProblem {
+                report.refusals.append(.init(source: event.source, reason: featureProblem))
+                continue
             }
-            var properties =
-                rules?["properties"]?["properties"] ?? .object([JSONMember(key: "type", value: .string("object"))])
-            if case .object(let members) = properties {
-                // Segment wraps properties in {"type": "object", …}; keep only what describes them.
-                properties = .object(members.filter { $0.key != "$schema" && $0.key != "id" })
+            let message: SegmentMessageSchema
+            do {
+                message = try SegmentMessageSchema(event.messageSchema)
+            } catch {
+                report.refusals.append(.init(source: event.source, reason: "\(event.schemaPath): \(error.reason)"))
+                continue
             }
             if let reason = builder.add(
                 feature: featureName,
-                featureDescription: "Imported from the Segment tracking plan \(title).",
-                name: name,
-                version: version,
-                description: event["description"]?.stringValue ?? "",
-                properties: properties
+                featureDescription: featureDescription,
+                name: event.name,
+                version: event.version,
+                description: event.description,
+                properties: message.properties,
+                propertiesPath: event.schemaPath + ".properties.properties"
             ) {
-                report.refusals.append(.init(source: source, reason: reason))
-            } else {
-                report.importedCount += 1
+                report.refusals.append(.init(source: event.source, reason: reason))
+                continue
+            }
+            report.importedCount += 1
+            for part in message.droppedParts {
+                report.refusals.append(.init(source: "\(file) \(event.schemaPath)\(part.path)", reason: part.reason))
             }
         }
         report.plans = builder.plans

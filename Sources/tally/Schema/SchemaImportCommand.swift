@@ -13,9 +13,16 @@ struct SchemaImportCommand: ParsableCommand {
         commandName: "import",
         abstract: "Convert Snowplow Iglu schemas or a Segment Protocols plan into tally tracking plans.",
         discussion: """
-            Writes one plan per feature into --output (or only reports, with --dry-run). Everything that \
-            cannot be represented (nested objects, arrays, unsupported keywords, names without {screen}_{action} \
-            parts, broken files) is listed with its path and reason; renamed events are listed too.
+            Writes one plan per feature into --output (or only reports, with --dry-run). Event names are kept \
+            exactly as the source spells them ("naming": "as_sent") and properties are validated with plain \
+            JSON Schema semantics ("normalize_strings": false). A Segment plan may be the Public API's rules \
+            (rules[] with jsonSchema, or {"data": {"rules": [...]}}), the Config API's plan (rules.events[]) or a \
+            2018 local plan file ({name, events: [{name, rules}]}). Everything that cannot be imported (schemas \
+            the registry refuses, context and traits rules, identify, group, page, screen and common rules, \
+            broken files) is listed with its path and reason.
+
+            Exit codes: 0 done; 1 nothing was imported and something was refused; 64 usage error; \
+            74 the plans could not be written.
 
             Examples:
               tally schema import --from iglu ../iglu-central/schemas --output plans
@@ -24,7 +31,7 @@ struct SchemaImportCommand: ParsableCommand {
             """
     )
 
-    @Option(name: .long, help: "The source format: iglu (a directory) or segment (a plan JSON file).")
+    @Option(name: .long, help: "The source format: iglu (a directory) or segment (a plan JSON file, any export shape).")
     var from: Source
 
     @Argument(help: "The Iglu schemas directory or the Segment plan file.")
@@ -42,7 +49,7 @@ struct SchemaImportCommand: ParsableCommand {
     @Flag(name: .long, help: "Report only; write nothing.")
     var dryRun = false
 
-    @Flag(name: .long, help: "Do not list the individual refusals and renames.")
+    @Flag(name: .long, help: "Do not list the individual refusals.")
     var quiet = false
 
     func validate() throws {
@@ -61,7 +68,6 @@ struct SchemaImportCommand: ParsableCommand {
             case .segment: SegmentImporter().importPlan(at: source, feature: feature)
             }
         if !quiet {
-            for rename in report.renamed { Terminal.print("renamed   \(rename)") }
             for refusal in report.refusals { Terminal.print("refused   \(refusal)") }
         }
         if let output, !dryRun {
@@ -81,9 +87,11 @@ struct SchemaImportCommand: ParsableCommand {
             }
         }
         Terminal.print(
-            "imported \(report.importedCount), refused \(report.refusals.count), renamed \(report.renamed.count); "
+            "imported \(report.importedCount), refused \(report.refusals.count); "
                 + "\(report.plans.count) plan\(report.plans.count == 1 ? "" : "s")"
                 + (dryRun ? " (dry run: nothing written)" : " written to \(output ?? "")")
         )
+        // Nothing to show for the run but refusals: a script must not take that for success.
+        if report.importedNothing { throw ExitCode.failure }
     }
 }
