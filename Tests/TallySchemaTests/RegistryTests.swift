@@ -69,7 +69,7 @@ struct RegistryTests {
                 plan(
                     events: event(
                         "cart_viewed",
-                        properties: #"{"type":"object","properties":{"s":{"type":"string","format":"hostname"}}}"#
+                        properties: #"{"type":"object","properties":{"s":{"type":"string","format":"idn-hostname"}}}"#
                     )
                 ),
                 .unsupportedFormat, "$.events[0].properties.properties.s.format"
