@@ -33,10 +33,10 @@ struct RegistryTests {
                 plan(
                     events: event(
                         "cart_viewed",
-                        properties: #"{"type":"object","properties":{"x":{"type":"string","items":{}}}}"#
+                        properties: #"{"type":"object","properties":{"x":{"type":"string","unevaluatedItems":{}}}}"#
                     )
                 ),
-                SchemaError.Code.unsupportedKeyword, "$.events[0].properties.properties.x.items"
+                SchemaError.Code.unsupportedKeyword, "$.events[0].properties.properties.x.unevaluatedItems"
             ),
             (plan(events: event("Cart Viewed")), .invalidName, "$.events[0].name"),
             (plan(events: event("checkout_viewed")), .unknownScreen, "$.events[0].name"),
@@ -69,7 +69,7 @@ struct RegistryTests {
                 plan(
                     events: event(
                         "cart_viewed",
-                        properties: #"{"type":"object","properties":{"s":{"type":"string","format":"hostname"}}}"#
+                        properties: #"{"type":"object","properties":{"s":{"type":"string","format":"idn-hostname"}}}"#
                     )
                 ),
                 .unsupportedFormat, "$.events[0].properties.properties.s.format"

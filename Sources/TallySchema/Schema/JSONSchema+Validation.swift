@@ -18,6 +18,10 @@ extension JSONSchema {
             violations.append(.init(keyword: .falseSchema, path: path, message: "no value is allowed here"))
             return
         }
+        if hasApplicators, let reference {
+            reference.target.validate(value, path: path, into: &violations)
+            return
+        }
         if let types, !types.contains(where: { Self.value(value, hasType: $0) }) {  // not hot: suite and lint
             let expected = types.map(\.rawValue).sorted().joined(separator: " or ")
             violations.append(.init(keyword: .type, path: path, message: "expected \(expected), got \(value.typeName)"))
@@ -34,6 +38,25 @@ extension JSONSchema {
         case .object(let members): validateObject(members, path: path, into: &violations)
         default: break
         }
+        if hasApplicators { validateApplicators(value, path: path, into: &violations) }
+    }
+
+    // The keywords added since the scalar subset stay out of line: `validate` and
+    // `validateObject` are on every value's path, and their code would slow the checks most
+    // schemas use.
+    @inline(never)
+    private func validateApplicators(_ value: JSONValue, path: String, into violations: inout [SchemaViolation]) {
+        switch value {
+        case .number(let number):
+            if let multipleOf, !multipleOf.divides(number) {
+                violations.append(
+                    .init(keyword: .multipleOf, path: path, message: "must be a multiple of \(multipleOf.text)")
+                )
+            }
+        case .array(let elements): validateArray(elements, path: path, into: &violations)
+        default: break
+        }
+        if let composition { validateComposition(value, path: path, composition: composition, into: &violations) }
     }
 
     func validateString(_ string: String, path: String, into violations: inout [SchemaViolation]) {
@@ -68,11 +91,11 @@ extension JSONSchema {
     }
 
     func validateObject(_ members: [JSONMember], path: String, into violations: inout [SchemaViolation]) {
-        if !required.isEmpty {
-            for name in required where !members.contains(where: { $0.key == name }) {
-                violations.append(.init(keyword: .required, path: "\(path).\(name)", message: "is required"))
-            }
+        if hasApplicators, let objectKeywords {
+            validateObject(members, path: path, keywords: objectKeywords, into: &violations)
+            return
         }
+        validateRequired(members, path: path, into: &violations)
         for member in members {
             let memberPath = "\(path).\(member.key)"
             if let schema = property(member.key) {
@@ -90,6 +113,14 @@ extension JSONSchema {
         }
     }
 
+    func validateRequired(_ members: [JSONMember], path: String, into violations: inout [SchemaViolation]) {
+        if !required.isEmpty {
+            for name in required where !members.contains(where: { $0.key == name }) {
+                violations.append(.init(keyword: .required, path: "\(path).\(name)", message: "is required"))
+            }
+        }
+    }
+
     static func value(_ value: JSONValue, hasType type: JSONType) -> Bool {
         switch (type, value) {
         case (.null, .null), (.boolean, .bool), (.object, .object), (.array, .array), (.number, .number),
@@ -100,27 +131,6 @@ extension JSONSchema {
             return number.int64Value != nil || (double.isFinite && double == double.rounded())
         default:
             return false
-        }
-    }
-
-    /// JSON equality: numbers by value (`1 == 1.0`), objects regardless of member order.
-    static func jsonEqual(_ lhs: JSONValue, _ rhs: JSONValue) -> Bool {
-        switch (lhs, rhs) {
-        case (.null, .null): return true
-        case (.bool(let a), .bool(let b)): return a == b
-        // Code points, not Swift's canonical equivalence: "é" and "e\u{301}" are different JSON strings.
-        case (.string(let a), .string(let b)): return a.utf8.elementsEqual(b.utf8)
-        case (.number(let a), .number(let b)):
-            if let x = a.int64Value, let y = b.int64Value { return x == y }
-            return a.doubleValue == b.doubleValue
-        case (.array(let a), .array(let b)):
-            return a.count == b.count && zip(a, b).allSatisfy { jsonEqual($0, $1) }
-        case (.object(let a), .object(let b)):
-            let left = Dictionary(a.map { ($0.key, $0.value) }, uniquingKeysWith: { _, last in last })
-            let right = Dictionary(b.map { ($0.key, $0.value) }, uniquingKeysWith: { _, last in last })
-            return left.count == right.count
-                && left.allSatisfy { key, value in right[key].map { jsonEqual(value, $0) } ?? false }
-        default: return false
         }
     }
 }

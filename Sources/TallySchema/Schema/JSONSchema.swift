@@ -1,13 +1,21 @@
 public import TallyCore
 
-/// A compiled JSON Schema in tally's supported subset: immutable, `Sendable`, patterns and formats
-/// resolved once.
+/// A compiled JSON Schema (draft-04 or draft-07): immutable, `Sendable`, patterns, formats and
+/// local `$ref`s resolved once.
 ///
 /// Keywords: `type`, `enum`, `const`, `pattern`, `format` (see ``SchemaFormat``), `minimum`,
 /// `maximum`, `exclusiveMinimum`, `exclusiveMaximum` (draft-07 numbers or draft-04 booleans),
-/// `minLength`, `maxLength`, `required`, `properties`, `additionalProperties`; the annotations
-/// `$schema`, `$id`, `id`, `$comment`, `title`, `description`, `default`, `examples`; and boolean
-/// schemas. Anything else is refused by ``SchemaCompiler`` with its path, never ignored.
+/// `multipleOf`, `minLength`, `maxLength`; `items` (one schema or a tuple), `additionalItems`,
+/// `minItems`, `maxItems`, `uniqueItems`, `contains`; `required`, `properties`,
+/// `patternProperties`, `additionalProperties`, `propertyNames`, `minProperties`, `maxProperties`,
+/// `dependencies` (and the 2019-09 `dependentRequired` / `dependentSchemas`); `allOf`, `anyOf`,
+/// `oneOf`, `not`, `if` / `then` / `else`; `$ref` to a JSON pointer or a plain-name `$id` within
+/// the document, with `definitions` / `$defs`; the annotations `$schema`, `$id`, `id`, `$comment`,
+/// `title`, `description`, `default`, `examples`; and boolean schemas. Anything else is refused by
+/// ``SchemaCompiler`` with its path, never ignored.
+///
+/// A recursive schema (a `$ref` back to an enclosing schema) is a reference cycle: it lives as
+/// long as the process. Compile schemas once, when a registry loads, not per event.
 public final class JSONSchema: Sendable {
     /// The JSON types a `type` keyword can name.
     public enum JSONType: String, Sendable, Hashable, CaseIterable {
@@ -72,6 +80,27 @@ public final class JSONSchema: Sendable {
     /// The schema as written (for `tally schema show`).
     public let source: JSONValue
 
+    /// Whether the schema uses only the keywords the scalar fast path checks: `type`, `enum`,
+    /// `const`, `pattern`, `format`, `minimum`, `maximum`, `exclusiveMinimum`, `exclusiveMaximum`,
+    /// `minLength`, `maxLength` (and annotations). False for `false`, and for any array, object,
+    /// composition or `$ref` keyword and `multipleOf`: such a schema must be checked with
+    /// ``violations(of:path:)`` against the whole value, or a keyword would be skipped.
+    public let isScalarOnly: Bool
+
+    /// `multipleOf`.
+    let multipleOf: SchemaDivisor?
+    /// The array keywords, nil when the schema has none.
+    let arrayKeywords: ArrayKeywords?
+    /// `patternProperties`, `propertyNames`, the property counts and dependencies; nil when none.
+    let objectKeywords: ObjectKeywords?
+    /// `allOf`, `anyOf`, `oneOf`, `not`, `if`/`then`/`else`; nil when none.
+    let composition: Composition?
+    /// `$ref`: then every other keyword of the schema is ignored (draft-04 and draft-07 rule).
+    let reference: SchemaReference?
+    /// Whether any of ``multipleOf``, ``reference``, ``composition``, ``arrayKeywords``,
+    /// ``objectKeywords`` is set: one test keeps them off the path of schemas that have none.
+    let hasApplicators: Bool
+
     private let propertyIndex: [String: JSONSchema]
     /// ``properties`` in key byte order (the storage order of event properties), each with
     /// whether it is required: validation walks this once instead of searching per key.
@@ -93,6 +122,11 @@ public final class JSONSchema: Sendable {
         required: [String] = [],
         properties: [(name: String, schema: JSONSchema)] = [],
         additionalProperties: AdditionalProperties = .allowed,
+        multipleOf: SchemaDivisor? = nil,
+        arrayKeywords: ArrayKeywords? = nil,
+        objectKeywords: ObjectKeywords? = nil,
+        composition: Composition? = nil,
+        reference: SchemaReference? = nil,
         description: String? = nil,
         source: JSONValue
     ) {
@@ -109,8 +143,19 @@ public final class JSONSchema: Sendable {
         self.required = required
         self.properties = properties
         self.additionalProperties = additionalProperties
+        self.multipleOf = multipleOf
+        self.arrayKeywords = arrayKeywords
+        self.objectKeywords = objectKeywords
+        self.composition = composition
+        self.reference = reference
         self.description = description
         self.source = source
+        hasApplicators =
+            multipleOf != nil || reference != nil || composition != nil || arrayKeywords != nil || objectKeywords != nil
+        var isAdditionalAllowed = false
+        if case .allowed = additionalProperties { isAdditionalAllowed = true }
+        isScalarOnly =
+            !rejectsEverything && !hasApplicators && required.isEmpty && properties.isEmpty && isAdditionalAllowed
         propertyIndex = Dictionary(properties.map { ($0.name, $0.schema) }, uniquingKeysWith: { first, _ in first })
         typeMask = types.map { set in set.reduce(0) { $0 | $1.bit } } ?? 0
         sortedProperties = properties.map { (name: $0.name, schema: $0.schema, isRequired: required.contains($0.name)) }

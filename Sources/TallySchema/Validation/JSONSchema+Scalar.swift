@@ -64,7 +64,9 @@ extension JSONSchema {
 
     private func convert(_ value: PropertyValue, coerceStrings: Bool) -> PropertyValue? {
         guard types != nil else { return value }
-        if case .null = value { return declares(.null) ? value : nil }
+        // `Optional.none`, spelled out: a bare `nil` here would be `PropertyValue.null` (the type is
+        // ExpressibleByNilLiteral), which let null through for every non-nullable type.
+        if case .null = value { return declares(.null) ? value : Optional<PropertyValue>.none }
         if declares(.string) {
             if case .string = value { return value }
         }
