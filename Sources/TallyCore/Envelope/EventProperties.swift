@@ -40,7 +40,24 @@ public struct EventProperties: Hashable, Sendable {
 
     /// Typed properties from pairs with distinct keys, in any order.
     public init(pairs: [Pair]) {
-        storage = .pairs(pairs.sorted { Self.byteOrder($0.key, $1.key) })
+        var sorted = pairs
+        if sorted.count <= 24 {
+            // Insertion sort: events have a handful of properties, often already in order, and the
+            // standard library's stable sort costs an allocation and a closure call per comparison.
+            for index in sorted.indices.dropFirst() {
+                var position = index
+                while position > 0, Self.byteOrder(sorted[index].key, sorted[position - 1].key) {
+                    position -= 1
+                }
+                if position != index {
+                    let pair = sorted.remove(at: index)
+                    sorted.insert(pair, at: position)
+                }
+            }
+        } else {
+            sorted.sort { Self.byteOrder($0.key, $1.key) }
+        }
+        storage = .pairs(sorted)
     }
 
     /// Typed properties from pairs already sorted by ``byteOrder(_:_:)`` with distinct keys.

@@ -41,24 +41,28 @@ extension JSONSchema {
     }
 
     @inline(never)
-    func validateArray(_ elements: [JSONValue], path: String, into violations: inout [SchemaViolation]) {
+    func validateArray(
+        _ elements: [JSONValue],
+        path: @autoclosure () -> String,
+        into violations: inout [SchemaViolation]
+    ) {
         guard let keywords = arrayKeywords else { return }
         if let minItems = keywords.minItems, elements.count < minItems {
-            violations.append(.init(keyword: .minItems, path: path, message: "has fewer than \(minItems) items"))
+            violations.append(.init(keyword: .minItems, path: path(), message: "has fewer than \(minItems) items"))
         }
         if let maxItems = keywords.maxItems, elements.count > maxItems {
-            violations.append(.init(keyword: .maxItems, path: path, message: "has more than \(maxItems) items"))
+            violations.append(.init(keyword: .maxItems, path: path(), message: "has more than \(maxItems) items"))
         }
         switch keywords.items {
         case nil: break
         case .every(let schema)?:
             for (index, element) in elements.enumerated() {
-                schema.validate(element, path: "\(path)[\(index)]", into: &violations)
+                schema.validate(element, path: "\(path())[\(index)]", into: &violations)
             }
         case .tuple(let schemas)?:
             for (index, element) in elements.enumerated() {
                 if index < schemas.count {
-                    schemas[index].validate(element, path: "\(path)[\(index)]", into: &violations)
+                    schemas[index].validate(element, path: "\(path())[\(index)]", into: &violations)
                     continue
                 }
                 switch keywords.additionalItems {
@@ -67,21 +71,21 @@ extension JSONSchema {
                     violations.append(
                         .init(
                             keyword: .additionalItems,
-                            path: "\(path)[\(index)]",
+                            path: "\(path())[\(index)]",
                             message: "is beyond the \(schemas.count) items the schema declares"
                         )
                     )
-                case .schema(let schema): schema.validate(element, path: "\(path)[\(index)]", into: &violations)
+                case .schema(let schema): schema.validate(element, path: "\(path())[\(index)]", into: &violations)
                 }
             }
         }
         if keywords.uniqueItems, let (first, second) = Self.firstDuplicate(in: elements) {
             violations.append(
-                .init(keyword: .uniqueItems, path: path, message: "items \(first) and \(second) are equal")
+                .init(keyword: .uniqueItems, path: path(), message: "items \(first) and \(second) are equal")
             )
         }
-        if let contains = keywords.contains, !elements.contains(where: { contains.isValid($0, path: path) }) {
-            violations.append(.init(keyword: .contains, path: path, message: "no item matches the contains schema"))
+        if let contains = keywords.contains, !elements.contains(where: { contains.isValid($0, path: path()) }) {
+            violations.append(.init(keyword: .contains, path: path(), message: "no item matches the contains schema"))
         }
     }
 

@@ -39,23 +39,23 @@ extension JSONSchema {
     @inline(never)
     func validateComposition(
         _ value: JSONValue,
-        path: String,
+        path: @autoclosure () -> String,
         composition: Composition,
         into violations: inout [SchemaViolation]
     ) {
         for schema in composition.allOf {
-            schema.validate(value, path: path, into: &violations)
+            schema.validate(value, path: path(), into: &violations)
         }
         let anyOf = composition.anyOf
-        if !anyOf.isEmpty, !anyOf.contains(where: { $0.isValid(value, path: path) }) {
+        if !anyOf.isEmpty, !anyOf.contains(where: { $0.isValid(value, path: path()) }) {
             violations.append(
-                .init(keyword: .anyOf, path: path, message: "matches none of the \(anyOf.count) schemas in anyOf")
+                .init(keyword: .anyOf, path: path(), message: "matches none of the \(anyOf.count) schemas in anyOf")
             )
         }
         let oneOf = composition.oneOf
         if !oneOf.isEmpty {
             var matches = 0
-            for schema in oneOf where schema.isValid(value, path: path) {
+            for schema in oneOf where schema.isValid(value, path: path()) {
                 matches += 1
                 if matches > 1 { break }
             }
@@ -64,26 +64,26 @@ extension JSONSchema {
                 violations.append(
                     .init(
                         keyword: .oneOf,
-                        path: path,
+                        path: path(),
                         message: "matches \(how) of the \(oneOf.count) schemas in oneOf, exactly one is required"
                     )
                 )
             }
         }
-        if let not = composition.not, not.isValid(value, path: path) {
-            violations.append(.init(keyword: .not, path: path, message: "matches the schema in not"))
+        if let not = composition.not, not.isValid(value, path: path()) {
+            violations.append(.init(keyword: .not, path: path(), message: "matches the schema in not"))
         }
         if let condition = composition.condition {
-            let branch = condition.isValid(value, path: path) ? composition.then : composition.otherwise
-            branch?.validate(value, path: path, into: &violations)
+            let branch = condition.isValid(value, path: path()) ? composition.then : composition.otherwise
+            branch?.validate(value, path: path(), into: &violations)
         }
     }
 
     /// Whether `value` satisfies this schema; for the keywords that only need a verdict.
-    func isValid(_ value: JSONValue, path: String) -> Bool {
+    func isValid(_ value: JSONValue, path: @autoclosure () -> String) -> Bool {
         // Empty arrays do not allocate: a passing subschema costs nothing here.
         var scratch: [SchemaViolation] = []
-        validate(value, path: path, into: &scratch)
+        validate(value, path: path(), into: &scratch)
         return scratch.isEmpty
     }
 }

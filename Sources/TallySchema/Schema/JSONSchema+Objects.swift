@@ -43,20 +43,20 @@ extension JSONSchema {
     @inline(never)
     func validateObject(
         _ members: [JSONMember],
-        path: String,
+        path: @autoclosure () -> String,
         keywords: ObjectKeywords,
         into violations: inout [SchemaViolation]
     ) {
-        validateRequired(members, path: path, into: &violations)
+        validateRequired(members, path: path(), into: &violations)
         for member in members {
-            let memberPath = "\(path).\(member.key)"
+            func memberPath() -> String { "\(path()).\(member.key)" }
             var isDeclared = false
             if let schema = property(member.key) {
-                schema.validate(member.value, path: memberPath, into: &violations)
+                schema.validate(member.value, path: memberPath(), into: &violations)
                 isDeclared = true
             }
             for (pattern, schema) in keywords.patternProperties where pattern.matches(member.key) {
-                schema.validate(member.value, path: memberPath, into: &violations)
+                schema.validate(member.value, path: memberPath(), into: &violations)
                 isDeclared = true
             }
             if isDeclared { continue }
@@ -64,40 +64,40 @@ extension JSONSchema {
             case .allowed: break
             case .forbidden:
                 violations.append(
-                    .init(keyword: .additionalProperties, path: memberPath, message: "is not declared in the schema")
+                    .init(keyword: .additionalProperties, path: memberPath(), message: "is not declared in the schema")
                 )
-            case .schema(let schema): schema.validate(member.value, path: memberPath, into: &violations)
+            case .schema(let schema): schema.validate(member.value, path: memberPath(), into: &violations)
             }
         }
-        validateObjectKeywords(members, path: path, keywords: keywords, into: &violations)
+        validateObjectKeywords(members, path: path(), keywords: keywords, into: &violations)
     }
 
     /// The object keywords that look at the object as a whole.
     private func validateObjectKeywords(
         _ members: [JSONMember],
-        path: String,
+        path: @autoclosure () -> String,
         keywords: ObjectKeywords,
         into violations: inout [SchemaViolation]
     ) {
         if let minProperties = keywords.minProperties, members.count < minProperties {
             violations.append(
-                .init(keyword: .minProperties, path: path, message: "has fewer than \(minProperties) properties")
+                .init(keyword: .minProperties, path: path(), message: "has fewer than \(minProperties) properties")
             )
         }
         if let maxProperties = keywords.maxProperties, members.count > maxProperties {
             violations.append(
-                .init(keyword: .maxProperties, path: path, message: "has more than \(maxProperties) properties")
+                .init(keyword: .maxProperties, path: path(), message: "has more than \(maxProperties) properties")
             )
         }
         if let propertyNames = keywords.propertyNames {
             for member in members {
                 var nameViolations: [SchemaViolation] = []
-                propertyNames.validate(.string(member.key), path: path, into: &nameViolations)
+                propertyNames.validate(.string(member.key), path: path(), into: &nameViolations)
                 for violation in nameViolations {
                     violations.append(
                         .init(
                             keyword: .propertyNames,
-                            path: "\(path).\(member.key)",
+                            path: "\(path()).\(member.key)",
                             message: "the property name: \(violation.message)"
                         )
                     )
@@ -110,14 +110,14 @@ extension JSONSchema {
                 violations.append(
                     .init(
                         keyword: dependency.keyword,
-                        path: "\(path).\(name)",
+                        path: "\(path()).\(name)",
                         message: "is required when \(dependency.trigger) is present"
                     )
                 )
             }
         }
         for (trigger, schema) in keywords.schemaDependencies where members.contains(where: { $0.key == trigger }) {
-            schema.validate(.object(members), path: path, into: &violations)
+            schema.validate(.object(members), path: path(), into: &violations)
         }
     }
 }

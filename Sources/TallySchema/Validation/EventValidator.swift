@@ -262,7 +262,8 @@ public struct EventValidator: Sendable {
                 path: "$.properties.\(declared.name)",
                 into: &violations
             )
-            if converted != value { changed = true }
+            // Raw JSON is never converted; comparing it would cost a pass over its text.
+            if case .json = value {} else if converted != value { changed = true }
             normalized.append((declared.name, converted))
         }
         if normalized.count < event.properties.count {
