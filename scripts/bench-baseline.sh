@@ -18,14 +18,14 @@ base_dir=".build-baseline/$(git rev-parse --short "$base")"
 if [ ! -d "$base_dir" ]; then
     git worktree add --detach "$base_dir" "$base" >&2
 fi
-tally_log "building tally-bench at $base and at this tree (release)"
-(cd "$base_dir" && swift build -c release --product tally-bench >&2)
-swift build -c release --product tally-bench >&2
 current=.build/release/tally-bench
 baseline="$base_dir/.build/release/tally-bench"
+tally_log "building tally-bench at $base (once: the revision does not change) and at this tree (release)"
+[ -x "$baseline" ] || (cd "$base_dir" && swift build -c release --product tally-bench >&2)
+swift build -c release --product tally-bench >&2
 
 # One figure from a tally-bench run: the number after LABEL on the first line that has it.
-figure() { grep -m1 -- "$2" "$1" | sed -E "s/.*$2 *([0-9.]+) *(ns|µs|MB\/s).*/\1 \2/"; }
+figure() { grep -m1 -E "^  $2 " "$1" | sed -E "s/^  $2 +([0-9.]+) *(ns|µs|MB\/s).*/\1 \2/"; }
 
 work=$(mktemp -d)
 trap 'rm -rf "$work"' EXIT
@@ -33,7 +33,7 @@ for round in $(seq 1 "$rounds"); do
     for side in current baseline; do
         binary=$([ "$side" = current ] && echo "$current" || echo "$baseline")
         for only in track validation ingest; do
-            "$binary" --quick --only "$only" >"$work/$side-$only-$round.txt"
+            "$binary" --quick --only "$only" >"$work/$side-$only-$round.txt" 2>&1
         done
     done
     printf '.' >&2

@@ -26,10 +26,9 @@ public struct EventEnvelope: Hashable, @unchecked Sendable {
         @usableFromInline var context: EventContext?
         @usableFromInline var schemaVersion: String?
         @usableFromInline var violations: [String]?
-        @usableFromInline var sourceID: String?
-        @usableFromInline var kind: EventKind
-        @usableFromInline var groupID: String?
-        @usableFromInline var previousID: String?
+        /// The rarer fields, one pointer (nil for a tracked event): copying an envelope's fields
+        /// on the validation path stays as cheap as before they existed.
+        @usableFromInline var foreign: ForeignFields?
 
         @usableFromInline
         init(
@@ -46,10 +45,7 @@ public struct EventEnvelope: Hashable, @unchecked Sendable {
             context: EventContext?,
             schemaVersion: String?,
             violations: [String]?,
-            sourceID: String?,
-            kind: EventKind,
-            groupID: String?,
-            previousID: String?
+            foreign: ForeignFields?
         ) {
             self.eventID = eventID
             self.name = name
@@ -64,10 +60,7 @@ public struct EventEnvelope: Hashable, @unchecked Sendable {
             self.context = context
             self.schemaVersion = schemaVersion
             self.violations = violations
-            self.sourceID = sourceID
-            self.kind = kind
-            self.groupID = groupID
-            self.previousID = previousID
+            self.foreign = foreign
         }
     }
 
@@ -204,36 +197,44 @@ public struct EventEnvelope: Hashable, @unchecked Sendable {
     /// The event's id as its source sent it, when that was not a UUID (a Segment `messageId`, a
     /// hash): ``eventID`` is then its name-based UUID (``EventID/init(foreignID:)``).
     @inlinable public var sourceID: String? {
-        get { storage.fields.pointee.sourceID }
+        get { storage.fields.pointee.foreign?.sourceID ?? nil }
         set {
             makeUnique()
-            storage.fields.pointee.sourceID = newValue
+            var foreign = storage.fields.pointee.foreign ?? ForeignFields()
+            foreign.sourceID = newValue
+            storage.fields.pointee.foreign = foreign.isEmpty ? nil : foreign
         }
     }
 
     /// What the record is: an event (`track`, the default) or an identity call (`identify`, `group`,
     /// `alias`), which stores keep apart from events.
     @inlinable public var kind: EventKind {
-        get { storage.fields.pointee.kind }
+        get { storage.fields.pointee.foreign?.kind ?? .track }
         set {
             makeUnique()
-            storage.fields.pointee.kind = newValue
+            var foreign = storage.fields.pointee.foreign ?? ForeignFields()
+            foreign.kind = newValue
+            storage.fields.pointee.foreign = foreign.isEmpty ? nil : foreign
         }
     }
     /// The group of a `group` call.
     @inlinable public var groupID: String? {
-        get { storage.fields.pointee.groupID }
+        get { storage.fields.pointee.foreign?.groupID ?? nil }
         set {
             makeUnique()
-            storage.fields.pointee.groupID = newValue
+            var foreign = storage.fields.pointee.foreign ?? ForeignFields()
+            foreign.groupID = newValue
+            storage.fields.pointee.foreign = foreign.isEmpty ? nil : foreign
         }
     }
     /// The previous id of an `alias` call (the anonymous or old id now known as ``userID``).
     @inlinable public var previousID: String? {
-        get { storage.fields.pointee.previousID }
+        get { storage.fields.pointee.foreign?.previousID ?? nil }
         set {
             makeUnique()
-            storage.fields.pointee.previousID = newValue
+            var foreign = storage.fields.pointee.foreign ?? ForeignFields()
+            foreign.previousID = newValue
+            storage.fields.pointee.foreign = foreign.isEmpty ? nil : foreign
         }
     }
 
@@ -272,10 +273,8 @@ public struct EventEnvelope: Hashable, @unchecked Sendable {
                 context: context,
                 schemaVersion: schemaVersion,
                 violations: violations,
-                sourceID: sourceID,
-                kind: kind,
-                groupID: groupID,
-                previousID: previousID
+                foreign: ForeignFields(sourceID: sourceID, kind: kind, groupID: groupID, previousID: previousID)
+                    .nilIfEmpty
             )
         )
     }
@@ -298,10 +297,7 @@ public struct EventEnvelope: Hashable, @unchecked Sendable {
             && lhs.context == rhs.context
             && lhs.schemaVersion == rhs.schemaVersion
             && lhs.violations == rhs.violations
-            && lhs.sourceID == rhs.sourceID
-            && lhs.kind == rhs.kind
-            && lhs.groupID == rhs.groupID
-            && lhs.previousID == rhs.previousID
+            && lhs.storage.fields.pointee.foreign == rhs.storage.fields.pointee.foreign
     }
 
     public func hash(into hasher: inout Hasher) {
@@ -318,9 +314,6 @@ public struct EventEnvelope: Hashable, @unchecked Sendable {
         hasher.combine(context)
         hasher.combine(schemaVersion)
         hasher.combine(violations)
-        hasher.combine(sourceID)
-        hasher.combine(kind)
-        hasher.combine(groupID)
-        hasher.combine(previousID)
+        hasher.combine(storage.fields.pointee.foreign)
     }
 }

@@ -67,19 +67,25 @@ public enum NamingRules {
     public static let maxSentNameLength = 255
 
     /// Why `name` cannot be an event name as sent, or nil when it can: 1 to 255 bytes of UTF-8
-    /// (Swift strings always are) without control characters.
+    /// (Swift strings always are) without control characters. Runs for every event: one pass over
+    /// contiguous bytes, a message only on failure.
     public static func problemWithSentName(_ name: String) -> String? {
         let count = name.utf8.count
         if count == 0 { return "must not be empty" }
         if count > maxSentNameLength { return "longer than \(maxSentNameLength) bytes" }
+        let clean =
+            name.utf8.withContiguousStorageIfAvailable { hasNoControlCharacters($0) }
+            ?? hasNoControlCharacters(Array(name.utf8))
+        return clean ? nil : "must not contain control characters"
+    }
+
+    private static func hasNoControlCharacters(_ bytes: some Collection<UInt8>) -> Bool {
         var previous: UInt8 = 0
-        for byte in name.utf8 {
+        for byte in bytes {
             // C0 controls and DEL; C1 controls are U+0080–U+009F, encoded C2 80–C2 9F.
-            if byte < 0x20 || byte == 0x7F || (previous == 0xC2 && byte < 0xA0 && byte >= 0x80) {
-                return "must not contain control characters"
-            }
+            if byte < 0x20 || byte == 0x7F || (previous == 0xC2 && byte < 0xA0 && byte >= 0x80) { return false }
             previous = byte
         }
-        return nil
+        return true
     }
 }

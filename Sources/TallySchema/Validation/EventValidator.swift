@@ -63,7 +63,9 @@ public struct EventValidator: Sendable {
         } else if let problem = NamingRules.problemWithSentName(name) {
             violations.append(EventViolation(.invalidName, path: "$.name", message: problem))
         }
-        if let feature = event.feature {
+        // With a registry the plan judges the feature (`feature_mismatch`; a plan's feature is checked
+        // at load), so this per-event check is only for validation without one.
+        if registry == nil, let feature = event.feature {
             if feature.utf8.count > limits.maxNameLength {
                 violations.append(
                     EventViolation(.tooLarge, path: "$.feature", message: "longer than \(limits.maxNameLength) bytes")
