@@ -18,9 +18,8 @@ struct CrashRecoveryTests {
             return
         }
         defer {
-            Task {
-                await database.drop(); await scratch.drop()
-            }
+            database.release()
+            scratch.release()
         }
         let work = NSTemporaryDirectory() + "tally-crash-" + UUID().uuidString
         try FileManager.default.createDirectory(atPath: work, withIntermediateDirectories: true)

@@ -24,7 +24,7 @@ struct HostileInputTests {
     @Test("a 100 MB line, 100,000-deep nesting, invalid UTF-8, NUL bytes, SQL fragments, hostile identifiers")
     func hostileLines() async throws {
         guard let database = try await TestDatabase.create() else { return }
-        defer { Task { await database.drop() } }
+        defer { database.release() }
         #expect(try TestDatabase.tally(["migrate", "--database-url", database.url]).status == 0)
         let connection = try await PostgresConnection.connect(database.url)
         try await connection.execute("CREATE TABLE public.bystander (id int); INSERT INTO public.bystander VALUES (1)")
@@ -146,7 +146,7 @@ struct HostileInputTests {
         guard let database = try await TestDatabase.create(),
             let directory = ConformanceData.directory("jsontestsuite")?.appendingPathComponent("test_parsing")
         else { return }
-        defer { Task { await database.drop() } }
+        defer { database.release() }
         #expect(try TestDatabase.tally(["migrate", "--database-url", database.url]).status == 0)
         let files = try FileManager.default.contentsOfDirectory(atPath: directory.path).sorted()
             .map { directory.appendingPathComponent($0).path }

@@ -12,7 +12,7 @@ struct ForeignFormatPostgresTests {
     )
     func segmentAndPostHogIntoPostgres() async throws {
         guard let database = try await TestDatabase.create() else { return }
-        defer { Task { await database.drop() } }
+        defer { database.release() }
         #expect(try TestDatabase.tally(["migrate", "--database-url", database.url]).status == 0)
         let directory = NSTemporaryDirectory() + "tally-foreign-pg-" + UUID().uuidString
         try FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: true)

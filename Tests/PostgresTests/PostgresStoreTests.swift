@@ -16,7 +16,7 @@ struct PostgresStoreTests {
     @Test("sample ingest: count(*) == accepted, a re-run changes nothing, rollups and summary match GROUP BY")
     func sampleIngestIsExact() async throws {
         guard let database = try await TestDatabase.create() else { return }
-        defer { Task { await database.drop() } }
+        defer { database.release() }
         let migrate = try TestDatabase.tally(["migrate", "--database-url", database.url])
         #expect(migrate.status == 0, "\(migrate.stderr)")
         let data = NSTemporaryDirectory() + "tally-pg-" + UUID().uuidString
@@ -87,7 +87,7 @@ struct PostgresStoreTests {
     )
     func hostileData() async throws {
         guard let database = try await TestDatabase.create() else { return }
-        defer { Task { await database.drop() } }
+        defer { database.release() }
         guard
             let root = ProcessInfo.processInfo.environment["TALLY_CONFORMANCE_DIR"]
                 ?? Optional(TestDatabase.repository + "/../shared/external-data"),
@@ -156,7 +156,7 @@ struct PostgresStoreTests {
     @Test("user ids that differ only in Unicode normalization are two users, in every summary")
     func usersAreCountedByteExact() async throws {
         guard let database = try await TestDatabase.create() else { return }
-        defer { Task { await database.drop() } }
+        defer { database.release() }
         #expect(try TestDatabase.tally(["migrate", "--database-url", database.url]).status == 0)
         let data = NSTemporaryDirectory() + "tally-pg-" + UUID().uuidString
         defer { try? FileManager.default.removeItem(atPath: data) }
@@ -187,7 +187,7 @@ struct PostgresStoreTests {
     @Test("an applied migration that was edited is refused")
     func editedMigration() async throws {
         guard let database = try await TestDatabase.create() else { return }
-        defer { Task { await database.drop() } }
+        defer { database.release() }
         let directory = NSTemporaryDirectory() + "tally-sql-" + UUID().uuidString
         try FileManager.default.copyItem(atPath: TestDatabase.repository + "/sql", toPath: directory)
         defer { try? FileManager.default.removeItem(atPath: directory) }
@@ -236,7 +236,7 @@ struct PostgresRoleTests {
     @Test("the writer loads but cannot delete, truncate, alter or read payloads; the reader cannot write")
     func leastPrivilege() async throws {
         guard let database = try await TestDatabase.create() else { return }
-        defer { Task { await database.drop() } }
+        defer { database.release() }
         #expect(try TestDatabase.tally(["migrate", "--database-url", database.url]).status == 0)
         let admin = try await PostgresConnection.connect(database.url)
         let suffix = UUID().uuidString.prefix(8).lowercased()
@@ -305,7 +305,7 @@ struct DoctorTests {
     @Test("before migrate it fails with advice; after, every check passes")
     func doctor() async throws {
         guard let database = try await TestDatabase.create() else { return }
-        defer { Task { await database.drop() } }
+        defer { database.release() }
         let before = try TestDatabase.tally(["doctor", "--database-url", database.url])
         #expect(before.status == 1)
         #expect(before.stdout.contains("FAIL  migrations: 0 of 7 applied"))

@@ -42,7 +42,7 @@ struct RollupUpkeepTests {
     )
     func upkeepIsExact() async throws {
         guard let database = try await TestDatabase.create() else { return }
-        defer { Task { await database.drop() } }
+        defer { database.release() }
         #expect(try TestDatabase.tally(["migrate", "--database-url", database.url]).status == 0)
         let events = Self.events(count: 6_000, seed: 7)
         let sink = PostgresSink(conninfo: database.url)

@@ -32,6 +32,14 @@ public struct TestDatabase: Sendable {
     }
 
     /// Drops the database.
+    /// Leaves the database to the throwaway cluster, which scripts/test.sh deletes whole.
+    ///
+    /// Tests used to drop their database from a `Task` started in `defer`; one still connecting when
+    /// the test process exited crashed it (libpq's TLS negotiation against OpenSSL's exit-time
+    /// cleanup). Nothing is left running now; ``drop()`` remains for tests that can await it.
+    public func release() {}
+
+    /// Drops the database (await it before the test returns).
     public func drop() async {
         guard let admin = try? await PostgresConnection.connect(adminURL) else { return }
         try? await admin.execute("DROP DATABASE IF EXISTS \(name) WITH (FORCE)")
