@@ -4,7 +4,11 @@
 /// numbers written in a form other than tally's own, such as `25.00`, `1e3` or integers beyond
 /// 64 bits) travel as raw JSON, so the file store writes back the bytes that came in and
 /// PostgreSQL's `jsonb` reads the same value. The parsed form is what schemas validate.
-public struct RawJSON: Hashable, Sendable, CustomStringConvertible {
+///
+/// An immutable class, so that ``PropertyValue`` stays as small as its scalar cases make it (one
+/// pointer here instead of a string and a tree): every event's property values are copied, and
+/// a larger enum made scalar-only validation measurably slower.
+public final class RawJSON: Hashable, Sendable, CustomStringConvertible {
     /// The JSON text as sent (valid RFC 8259; whitespace inside it included).
     public let text: String
     /// The same value, parsed.
@@ -17,16 +21,14 @@ public struct RawJSON: Hashable, Sendable, CustomStringConvertible {
     }
 
     /// Parses `text` as one JSON value (surrounding whitespace is not kept).
-    public init(_ text: String) throws(JSONError) {
+    public convenience init(_ text: String) throws(JSONError) {
         let value = try JSONParser.parse(text)
-        self.text = Self.trimmed(text)
-        self.value = value
+        self.init(validatedText: Self.trimmed(text), value: value)
     }
 
     /// A value written in tally's compact form.
-    public init(_ value: JSONValue) {
-        self.text = JSONWriter.text(value)
-        self.value = value
+    public convenience init(_ value: JSONValue) {
+        self.init(validatedText: JSONWriter.text(value), value: value)
     }
 
     private static func trimmed(_ text: String) -> String {
@@ -43,7 +45,9 @@ public struct RawJSON: Hashable, Sendable, CustomStringConvertible {
     public var typeName: String { value.typeName }
 
     /// Equal text; the parsed forms follow from it.
-    public static func == (lhs: RawJSON, rhs: RawJSON) -> Bool { lhs.text.utf8.elementsEqual(rhs.text.utf8) }
+    public static func == (lhs: RawJSON, rhs: RawJSON) -> Bool {
+        lhs === rhs || lhs.text.utf8.elementsEqual(rhs.text.utf8)
+    }
 
     public func hash(into hasher: inout Hasher) {
         for byte in text.utf8 { hasher.combine(byte) }
