@@ -273,8 +273,8 @@ public struct EventEnvelope: Hashable, @unchecked Sendable {
                 context: context,
                 schemaVersion: schemaVersion,
                 violations: violations,
-                foreign: ForeignFields(sourceID: sourceID, kind: kind, groupID: groupID, previousID: previousID)
-                    .nilIfEmpty
+                foreign: sourceID == nil && kind == .track && groupID == nil && previousID == nil
+                    ? nil : ForeignFields(sourceID: sourceID, kind: kind, groupID: groupID, previousID: previousID)
             )
         )
     }
