@@ -140,3 +140,27 @@ public struct ForeignLine: Sendable {
         return elements
     }
 }
+
+extension ForeignLine {
+    /// Maps each message of the line (the line itself, or every element of its `batch`) with
+    /// `body(message, path, batchWrapper)`; an element that is not an object, or a `batch` that is
+    /// not an array, is refused with its path.
+    func mapMessages(
+        _ body: (Message, String, Message?) throws(EnvelopeDecodingError) -> EventEnvelope
+    ) -> [Result<EventEnvelope, EnvelopeDecodingError>] {
+        guard let batch else {
+            if top.has("batch") {
+                return [.failure(EnvelopeDecodingError(.wrongType, path: "$.batch", message: "expected an array"))]
+            }
+            return [Result { () throws(EnvelopeDecodingError) in try body(top, "$", nil) }]
+        }
+        return batch.enumerated().map { index, message in
+            Result { () throws(EnvelopeDecodingError) in
+                guard let message else {
+                    throw EnvelopeDecodingError(.notAnObject, path: "$.batch[\(index)]", message: "expected an object")
+                }
+                return try body(message, "$.batch[\(index)]", top)
+            }
+        }
+    }
+}

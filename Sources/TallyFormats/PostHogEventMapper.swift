@@ -29,19 +29,8 @@ public struct PostHogEventMapper: Sendable {
     /// The envelopes of one line: one event, or every event of `{"batch": [...]}` (whose `api_key`
     /// is dropped and whose `sent_at` applies to events without one).
     public func map(_ line: ForeignLine) -> [Result<EventEnvelope, EnvelopeDecodingError>] {
-        guard let batch = line.batch else {
-            if line.top.has("batch") {
-                return [.failure(EnvelopeDecodingError(.wrongType, path: "$.batch", message: "expected an array"))]
-            }
-            return [Result { () throws(EnvelopeDecodingError) in try map(event: line.top, path: "$", batch: nil) }]
-        }
-        return batch.enumerated().map { index, event in
-            Result { () throws(EnvelopeDecodingError) in
-                guard let event else {
-                    throw EnvelopeDecodingError(.notAnObject, path: "$.batch[\(index)]", message: "expected an object")
-                }
-                return try map(event: event, path: "$.batch[\(index)]", batch: line.top)
-            }
+        line.mapMessages { (event, path, batch) throws(EnvelopeDecodingError) in
+            try map(event: event, path: path, batch: batch)
         }
     }
 

@@ -24,19 +24,8 @@ public struct SegmentMessageMapper: Sendable {
     /// `context` merges under each message's own and whose `sentAt` applies to messages without one).
     /// Each result is an envelope or the reason its message was refused (path inside the line).
     public func map(_ line: ForeignLine) -> [Result<EventEnvelope, EnvelopeDecodingError>] {
-        guard let batch = line.batch else {
-            if line.top.has("batch") {
-                return [.failure(EnvelopeDecodingError(.wrongType, path: "$.batch", message: "expected an array"))]
-            }
-            return [Result { () throws(EnvelopeDecodingError) in try map(message: line.top, path: "$", batch: nil) }]
-        }
-        return batch.enumerated().map { index, message in
-            Result { () throws(EnvelopeDecodingError) in
-                guard let message else {
-                    throw EnvelopeDecodingError(.notAnObject, path: "$.batch[\(index)]", message: "expected an object")
-                }
-                return try map(message: message, path: "$.batch[\(index)]", batch: line.top)
-            }
+        line.mapMessages { (message, path, batch) throws(EnvelopeDecodingError) in
+            try map(message: message, path: path, batch: batch)
         }
     }
 
