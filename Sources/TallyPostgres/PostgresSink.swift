@@ -88,6 +88,11 @@ public actor PostgresSink: EventSink {
                 anonymous_id text, session_id text, context jsonb, schema_version text, violations jsonb,
                 source_id text
             ) ON COMMIT DELETE ROWS;
+            CREATE TEMP TABLE IF NOT EXISTS tally_identity_staging (
+                event_id uuid NOT NULL, occurred_at timestamptz NOT NULL, type text NOT NULL, name text NOT NULL,
+                user_id text, anonymous_id text, group_id text, previous_id text, traits jsonb NOT NULL,
+                context jsonb, sent_at timestamptz, received_at timestamptz, source_id text
+            ) ON COMMIT DELETE ROWS;
             """
         )
         try await connection.prepare(Self.rollupStatementName, Self.rollupStatement)
@@ -197,15 +202,6 @@ public actor PostgresSink: EventSink {
         rows.append(contentsOf: CopyBinaryEncoder.trailer)
         try await connection.execute("BEGIN")
         do {
-            try await connection.execute(
-                """
-                CREATE TEMP TABLE IF NOT EXISTS tally_identity_staging (
-                    event_id uuid NOT NULL, occurred_at timestamptz NOT NULL, type text NOT NULL, name text NOT NULL,
-                    user_id text, anonymous_id text, group_id text, previous_id text, traits jsonb NOT NULL,
-                    context jsonb, sent_at timestamptz, received_at timestamptz, source_id text
-                ) ON COMMIT DELETE ROWS
-                """
-            )
             try await connection.copyIn(
                 "COPY tally_identity_staging (\(CopyBinaryEncoder.identityColumns)) FROM STDIN (FORMAT binary)",
                 data: rows

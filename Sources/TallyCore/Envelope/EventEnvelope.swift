@@ -198,44 +198,33 @@ public struct EventEnvelope: Hashable, @unchecked Sendable {
     /// hash): ``eventID`` is then its name-based UUID (``EventID/init(foreignID:)``).
     @inlinable public var sourceID: String? {
         get { storage.fields.pointee.foreign?.sourceID ?? nil }
-        set {
-            makeUnique()
-            var foreign = storage.fields.pointee.foreign ?? ForeignFields()
-            foreign.sourceID = newValue
-            storage.fields.pointee.foreign = foreign.isEmpty ? nil : foreign
-        }
+        set { updateForeign { $0.sourceID = newValue } }
     }
 
     /// What the record is: an event (`track`, the default) or an identity call (`identify`, `group`,
     /// `alias`), which stores keep apart from events.
     @inlinable public var kind: EventKind {
         get { storage.fields.pointee.foreign?.kind ?? .track }
-        set {
-            makeUnique()
-            var foreign = storage.fields.pointee.foreign ?? ForeignFields()
-            foreign.kind = newValue
-            storage.fields.pointee.foreign = foreign.isEmpty ? nil : foreign
-        }
+        set { updateForeign { $0.kind = newValue } }
     }
     /// The group of a `group` call.
     @inlinable public var groupID: String? {
         get { storage.fields.pointee.foreign?.groupID ?? nil }
-        set {
-            makeUnique()
-            var foreign = storage.fields.pointee.foreign ?? ForeignFields()
-            foreign.groupID = newValue
-            storage.fields.pointee.foreign = foreign.isEmpty ? nil : foreign
-        }
+        set { updateForeign { $0.groupID = newValue } }
     }
     /// The previous id of an `alias` call (the anonymous or old id now known as ``userID``).
     @inlinable public var previousID: String? {
         get { storage.fields.pointee.foreign?.previousID ?? nil }
-        set {
-            makeUnique()
-            var foreign = storage.fields.pointee.foreign ?? ForeignFields()
-            foreign.previousID = newValue
-            storage.fields.pointee.foreign = foreign.isEmpty ? nil : foreign
-        }
+        set { updateForeign { $0.previousID = newValue } }
+    }
+
+    /// Edits the rarer fields, keeping none stored when all have their defaults.
+    @inlinable
+    mutating func updateForeign(_ edit: (inout ForeignFields) -> Void) {
+        makeUnique()
+        var foreign = storage.fields.pointee.foreign ?? ForeignFields()
+        edit(&foreign)
+        storage.fields.pointee.foreign = foreign.nilIfEmpty
     }
 
     /// Creates an envelope.

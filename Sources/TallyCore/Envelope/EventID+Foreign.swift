@@ -48,7 +48,7 @@ extension EventID {
         var high: UInt64 = 0
         var low: UInt64 = 0
         for digit in 0..<32 {
-            guard index < end, let value = Self.hexValue(bytes[index]) else { return nil }
+            guard index < end, let value = Self.hexDigitValue(bytes[index]) else { return nil }
             if digit < 16 { high = high << 4 | UInt64(value) } else { low = low << 4 | UInt64(value) }
             index += 1
             if digit % 4 == 3, digit < 31, index < end, bytes[index] == UInt8(ascii: "-") { index += 1 }
@@ -62,15 +62,5 @@ extension EventID {
         var text = text
         guard let id = text.withUTF8({ EventID(uuidText: $0) }) else { return nil }
         self = id
-    }
-
-    @inline(__always)
-    private static func hexValue(_ byte: UInt8) -> UInt8? {
-        switch byte {
-        case UInt8(ascii: "0")...UInt8(ascii: "9"): byte - UInt8(ascii: "0")
-        case UInt8(ascii: "a")...UInt8(ascii: "f"): byte - UInt8(ascii: "a") + 10
-        case UInt8(ascii: "A")...UInt8(ascii: "F"): byte - UInt8(ascii: "A") + 10
-        default: nil
-        }
     }
 }

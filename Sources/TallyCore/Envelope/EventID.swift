@@ -83,6 +83,13 @@ extension EventID: CustomStringConvertible {
         self.init(high: words.0, low: words.1)
     }
 
+    /// The value of a hex digit's byte (either case), or nil.
+    @inline(__always)
+    package static func hexDigitValue(_ byte: UInt8) -> UInt8? {
+        let value = hexValues[Int(byte)]
+        return value == 0x80 ? nil : value
+    }
+
     /// Hex digit values by byte; 0x80 marks a byte that is not a hex digit.
     private static let hexValues: [UInt8] = (0..<256).map { byte in
         switch UInt8(byte) {

@@ -20,25 +20,9 @@ public final class RawJSON: Hashable, Sendable, CustomStringConvertible {
         self.value = value
     }
 
-    /// Parses `text` as one JSON value (surrounding whitespace is not kept).
-    public convenience init(_ text: String) throws(JSONError) {
-        let value = try JSONParser.parse(text)
-        self.init(validatedText: Self.trimmed(text), value: value)
-    }
-
     /// A value written in tally's compact form.
     public convenience init(_ value: JSONValue) {
         self.init(validatedText: JSONWriter.text(value), value: value)
-    }
-
-    private static func trimmed(_ text: String) -> String {
-        let whitespace: Set<UInt8> = [0x20, 0x09, 0x0A, 0x0D]
-        let utf8 = Array(text.utf8)
-        guard let first = utf8.firstIndex(where: { !whitespace.contains($0) }),
-            let last = utf8.lastIndex(where: { !whitespace.contains($0) })
-        else { return text }
-        if first == 0 && last == utf8.count - 1 { return text }
-        return String(decoding: utf8[first...last], as: UTF8.self)
     }
 
     /// The JSON type name of the value: `object`, `array`, `number`, …

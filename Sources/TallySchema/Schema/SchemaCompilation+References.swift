@@ -163,7 +163,9 @@ extension SchemaCompilation {
                 bytes.append(byte)
                 continue
             }
-            guard let high = iterator.next().flatMap(hexValue), let low = iterator.next().flatMap(hexValue) else {
+            guard let high = iterator.next().flatMap(EventID.hexDigitValue),
+                let low = iterator.next().flatMap(EventID.hexDigitValue)
+            else {
                 return nil
             }
             bytes.append(high << 4 | low)
@@ -171,15 +173,6 @@ extension SchemaCompilation {
         let decoded = String(decoding: bytes, as: UTF8.self)
         // Invalid UTF-8 decodes to replacement characters, which change the bytes.
         return decoded.utf8.elementsEqual(bytes) ? decoded : nil
-    }
-
-    private static func hexValue(_ byte: UInt8) -> UInt8? {
-        switch byte {
-        case UInt8(ascii: "0")...UInt8(ascii: "9"): byte - UInt8(ascii: "0")
-        case UInt8(ascii: "a")...UInt8(ascii: "f"): byte - UInt8(ascii: "a") + 10
-        case UInt8(ascii: "A")...UInt8(ascii: "F"): byte - UInt8(ascii: "A") + 10
-        default: nil
-        }
     }
 
     /// The unescaped tokens of an RFC 6901 JSON pointer (`""` is the whole document).
