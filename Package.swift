@@ -145,7 +145,11 @@ let package = Package(
         ),
 
         .testTarget(name: "TrackingMocksTests", dependencies: ["Tracking", "TrackingMocks"], swiftSettings: strict),
-        .testTarget(name: "TallyFormatsTests", dependencies: ["TallyFormats", "TallyCore"], swiftSettings: strict),
+        .testTarget(
+            name: "TallyFormatsTests",
+            dependencies: ["TallyFormats", "TallyCore", "TallyTestSupport"],
+            swiftSettings: strict
+        ),
         .testTarget(name: "TallyCoreTests", dependencies: ["TallyCore", "TallyTestSupport"], swiftSettings: strict),
         .testTarget(
             name: "TallySchemaTests",

@@ -9,8 +9,9 @@ public struct ForeignLine: Sendable {
     public struct Message: Sendable {
         /// The members other than the property objects, in order.
         public var members: [JSONMember] = []
-        /// `properties`, `traits` and `context`, when they are objects.
-        public var objects: [String: EventProperties] = [:]
+        /// `properties`, `traits` and `context`, when they are objects (a list: at most three, and
+        /// a dictionary cost more to build than a scan of three).
+        public var objects: [(key: String, value: EventProperties)] = []
         /// A key given twice inside one of ``objects`` (`properties.plan`), if any.
         public var duplicate: String?
 
@@ -21,13 +22,18 @@ public struct ForeignLine: Sendable {
 
         /// Whether the message has a member named `key` (property objects included).
         public func has(_ key: String) -> Bool {
-            objects[key] != nil || member(key) != nil
+            object(key) != nil || member(key) != nil
         }
 
         /// The property object `key`: nil when absent or null; a type problem when not an object;
         /// a duplicate key inside it is refused.
+        /// The property object `key`, if it was one.
+        public func object(_ key: String) -> EventProperties? {
+            objects.last { $0.key == key }?.value
+        }
+
         func properties(_ key: String, path: String) throws(EnvelopeDecodingError) -> EventProperties? {
-            if let object = objects[key] {
+            if let object = object(key) {
                 if let duplicate, duplicate.hasPrefix(key + ".") {
                     throw EnvelopeDecodingError(.duplicateField, path: "\(path).\(duplicate)", message: "given twice")
                 }
@@ -99,7 +105,8 @@ public struct ForeignLine: Sendable {
             if objectKeys.contains(key), parser.peek() == UInt8(ascii: "{") {
                 let (properties, duplicate) = try parser.parsePropertyObject()
                 if let duplicate, message.duplicate == nil { message.duplicate = key + "." + duplicate }
-                message.objects[key] = properties
+                message.objects.removeAll { $0.key == key }
+                message.objects.append((key, properties))
             } else if isTop, key == "batch", parser.peek() == UInt8(ascii: "[") {
                 batch = try elements(&parser)
             } else {

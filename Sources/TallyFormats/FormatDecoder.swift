@@ -42,6 +42,9 @@ public struct FormatDecoder: Sendable {
                 ]
             )
         }
+        if format == .segment || format == .auto, let event = SegmentLineDecoder.decode(line) {
+            return Decoded(format: .segment, results: [.success(event)])
+        }
         let foreign: ForeignLine
         do {
             foreign = try ForeignLine(line)

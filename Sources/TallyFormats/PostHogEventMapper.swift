@@ -130,7 +130,7 @@ public struct PostHogEventMapper: Sendable {
                 order.append(key)
             }
         }
-        context.fillKnownFields(from: &other, order: order)
+        context.fillKnownFields(from: order.map { ($0, other[$0]!) })
         let id = try ForeignValues.eventID(field("uuid"), path: "\(path).uuid")
         var event = EventEnvelope(
             eventID: id?.id ?? EventID(high: 0, low: 0),

@@ -109,68 +109,115 @@ public struct SegmentMessageMapper: Sendable {
         let groupID = kind == .group ? try ForeignValues.string(field("groupId"), path: "\(path).groupId") : nil
         let previousID =
             kind == .alias ? try ForeignValues.string(field("previousId"), path: "\(path).previousId") : nil
-        var event = EventEnvelope(
-            eventID: id?.id ?? EventID(high: 0, low: 0),
-            name: name,
-            properties: properties,
-            occurredAt: occurredAt,
-            sentAt: sentAt,
-            receivedAt: receivedAt,
-            userID: userID,
-            anonymousID: anonymousID,
-            context: context,
-            sourceID: id?.sourceID,
-            kind: kind,
-            groupID: groupID,
-            previousID: previousID
-        )
-        if kind == .group, event.groupID == nil {
+        if kind == .group, groupID == nil {
             throw EnvelopeDecodingError(
                 .missingField,
                 path: "\(path).groupId",
                 message: "a group call needs its groupId"
             )
         }
-        if kind == .alias, event.previousID == nil {
+        if kind == .alias, previousID == nil {
             throw EnvelopeDecodingError(
                 .missingField,
                 path: "\(path).previousId",
                 message: "an alias call needs previousId"
             )
         }
-        if id == nil { event.eventID = event.contentID }
+        return Self.envelope(
+            Call(
+                kind: kind,
+                name: name,
+                properties: properties,
+                occurredAt: occurredAt,
+                sentAt: sentAt,
+                receivedAt: receivedAt,
+                userID: userID,
+                anonymousID: anonymousID,
+                context: context,
+                id: id,
+                groupID: groupID,
+                previousID: previousID
+            )
+        )
+    }
+
+    /// A message's fields once read and checked, in tally's terms.
+    struct Call {
+        var kind: EventKind
+        var name: String
+        var properties: EventProperties
+        var occurredAt: Timestamp
+        var sentAt: Timestamp?
+        var receivedAt: Timestamp?
+        var userID: String?
+        var anonymousID: String?
+        var context: EventContext?
+        var id: (id: EventID, sourceID: String?)?
+        var groupID: String?
+        var previousID: String?
+    }
+
+    /// The envelope of a checked call; without a `messageId`, its id derives from its content.
+    static func envelope(_ call: Call) -> EventEnvelope {
+        var event = EventEnvelope(
+            eventID: call.id?.id ?? EventID(high: 0, low: 0),
+            name: call.name,
+            properties: call.properties,
+            occurredAt: call.occurredAt,
+            sentAt: call.sentAt,
+            receivedAt: call.receivedAt,
+            userID: call.userID,
+            anonymousID: call.anonymousID,
+            context: call.context,
+            sourceID: call.id?.sourceID,
+            kind: call.kind,
+            groupID: call.groupID,
+            previousID: call.previousID
+        )
+        if call.id == nil { event.eventID = event.contentID }
         return event
     }
 
     /// The message's context over the batch's, `integrations` added; tally's fields filled from it.
-    private static func context(_ own: EventProperties?, batchContext: EventProperties?, integrations: JSONValue?)
+    static func context(_ own: EventProperties?, batchContext: EventProperties?, integrations: JSONValue?)
         -> EventContext?
     {
-        var merged: [String: PropertyValue] = [:]
-        var order: [String] = []
-        for context in [batchContext, own] {
-            guard let context else { continue }
-            for (key, value) in context.sortedPairs where merged.updateValue(value, forKey: key) == nil {
-                order.append(key)
+        var members: [EventProperties.Pair]
+        if let own, let batchContext {
+            var merged: [String: PropertyValue] = [:]
+            var order: [String] = []
+            for context in [batchContext, own] {
+                for (key, value) in context.sortedPairs where merged.updateValue(value, forKey: key) == nil {
+                    order.append(key)
+                }
+            }
+            members = order.map { ($0, merged[$0]!) }
+        } else {
+            members = (own ?? batchContext)?.sortedPairs ?? []
+        }
+        if let integrations, integrations != .null, !members.contains(where: { $0.key == "integrations" }) {
+            members.append(("integrations", PropertyValue(integrations)))
+        }
+        guard !members.isEmpty else { return nil }
+        var context = EventContext()
+        for member in members {
+            switch member.key {
+            case "app":
+                context.appVersion = Self.text(member.value, "version")
+                context.appBuild = Self.text(member.value, "build")
+            case "os":
+                context.platform = Self.text(member.value, "name")
+                context.osVersion = Self.text(member.value, "version")
+            default: break
             }
         }
-        if let integrations, integrations != .null, merged["integrations"] == nil {
-            merged["integrations"] = PropertyValue(integrations)
-            order.append("integrations")
-        }
-        guard !merged.isEmpty else { return nil }
-        var context = EventContext()
-        context.appVersion = Self.text(merged["app"], "version")
-        context.appBuild = Self.text(merged["app"], "build")
-        context.platform = Self.text(merged["os"], "name")
-        context.osVersion = Self.text(merged["os"], "version")
-        context.fillKnownFields(from: &merged, order: order)
+        context.fillKnownFields(from: members)
         return context
     }
 
-    /// A string (or number) member of an object value.
-    private static func text(_ object: PropertyValue?, _ key: String) -> String? {
-        guard case .json(let raw)? = object, let value = raw.value[key] else { return nil }
+    /// A string (or number) member of an object value, read from its text without a tree.
+    private static func text(_ object: PropertyValue, _ key: String) -> String? {
+        guard case .json(let raw) = object, let value = raw.member(key) else { return nil }
         return text(value)
     }
 

@@ -8,21 +8,20 @@ extension EventID {
     /// becomes an event id. The same string always gives the same id, in any UUIDv5 library:
     /// Python's `uuid.uuid5(uuid.UUID("f105c21a-08e0-5751-8548-82d7eca2ad03"), name)`.
     public init(foreignID name: String) {
-        var message: [UInt8] = []
-        message.reserveCapacity(16 + name.utf8.count)
-        for word in [Self.foreignIDNamespace.high, Self.foreignIDNamespace.low] {
-            for shift in stride(from: 56, through: 0, by: -8) {
-                message.append(UInt8(truncatingIfNeeded: word >> UInt64(shift)))
+        var name = name
+        let digest = name.withUTF8 { utf8 in
+            withUnsafeTemporaryAllocation(of: UInt8.self, capacity: 16 + utf8.count) { message in
+                for (word, offset) in [(Self.foreignIDNamespace.high, 0), (Self.foreignIDNamespace.low, 8)] {
+                    for index in 0..<8 {
+                        message[offset + index] = UInt8(truncatingIfNeeded: word >> UInt64(56 - index * 8))
+                    }
+                }
+                for index in 0..<utf8.count { message[16 + index] = utf8[index] }
+                return SHA1.digest(UnsafeBufferPointer(message))
             }
         }
-        message.append(contentsOf: name.utf8)
-        let digest = SHA1.digest(message)
-        var high: UInt64 = 0
-        var low: UInt64 = 0
-        for index in 0..<8 {
-            high = high << 8 | UInt64(digest[index])
-            low = low << 8 | UInt64(digest[index + 8])
-        }
+        let high = UInt64(digest.0) << 32 | UInt64(digest.1)
+        let low = UInt64(digest.2) << 32 | UInt64(digest.3)
         self.init(
             high: (high & 0xFFFF_FFFF_FFFF_0FFF) | 0x5000,
             low: (low & 0x3FFF_FFFF_FFFF_FFFF) | 0x8000_0000_0000_0000

@@ -42,16 +42,16 @@ public struct EventProperties: Hashable, Sendable {
     public init(pairs: [Pair]) {
         var sorted = pairs
         if sorted.count <= 24 {
-            // Insertion sort: events have a handful of properties, often already in order, and the
-            // standard library's stable sort costs an allocation and a closure call per comparison.
-            for index in sorted.indices.dropFirst() {
-                var position = index
-                while position > 0, Self.byteOrder(sorted[index].key, sorted[position - 1].key) {
-                    position -= 1
-                }
-                if position != index {
-                    let pair = sorted.remove(at: index)
-                    sorted.insert(pair, at: position)
+            // Insertion sort by swaps in the buffer: events have a handful of properties, often
+            // already in order; the standard library's sort costs an allocation and a closure
+            // call per comparison, and moving pairs through the array retains and releases them.
+            sorted.withUnsafeMutableBufferPointer { buffer in
+                for index in buffer.indices.dropFirst() {
+                    var position = index
+                    while position > 0, Self.byteOrder(buffer[position].key, buffer[position - 1].key) {
+                        buffer.swapAt(position, position - 1)
+                        position -= 1
+                    }
                 }
             }
         } else {

@@ -50,7 +50,19 @@ extension PropertyValue {
         {
             self = .number(double)
         } else {
-            self = .json(RawJSON(validatedText: text, value: .number(JSONNumber(text: text))))
+            self = .json(RawJSON(validatedText: text, shape: RawJSON.Shape(number: ())))
+        }
+    }
+
+    /// ``init(numberText:)`` over the text's bytes: plain integers and short decimals that tally
+    /// writes back unchanged are read without making a `String` of them.
+    package init(numberBytes bytes: UnsafeBufferPointer<UInt8>) {
+        if let integer = DecimalText.integer(bytes) {
+            self = .integer(integer)
+        } else if Self.isShortestDecimal(bytes), let double = DecimalText.double(bytes) {
+            self = .number(double)
+        } else {
+            self.init(numberText: String(decoding: bytes, as: UTF8.self))
         }
     }
 
@@ -61,7 +73,12 @@ extension PropertyValue {
     /// decimals of at most 15 digits are different doubles), and Swift writes it unchanged.
     /// Anything else is decided by formatting.
     private static func isShortestDecimal(_ text: String) -> Bool {
-        var utf8 = text.utf8.makeIterator()
+        var text = text
+        return text.withUTF8 { isShortestDecimal($0) }
+    }
+
+    private static func isShortestDecimal(_ text: UnsafeBufferPointer<UInt8>) -> Bool {
+        var utf8 = text.makeIterator()
         var byte = utf8.next()
         if byte == UInt8(ascii: "-") { byte = utf8.next() }
         var significant = 0

@@ -6,7 +6,9 @@ extension JSONParser {
         switch peek() ?? 0 {
         case UInt8(ascii: "\""): return .string(try parseString())
         case UInt8(ascii: "-"), UInt8(ascii: "0")...UInt8(ascii: "9"):
-            return PropertyValue(numberText: try parseNumberText())
+            let start = offset
+            try skipNumber()
+            return PropertyValue(numberBytes: UnsafeBufferPointer(rebasing: bytes[start..<offset]))
         case UInt8(ascii: "{"), UInt8(ascii: "["): return .json(try parseRawValue(depth: 1))
         default:
             switch try parseValue(depth: 1) {
@@ -21,6 +23,7 @@ extension JSONParser {
     package mutating func parsePropertyObject() throws(JSONError) -> (properties: EventProperties, duplicate: String?) {
         try expect(UInt8(ascii: "{"))
         var pairs: [EventProperties.Pair] = []
+        pairs.reserveCapacity(16)  // growing from empty reallocated four times for ten properties
         skipWhitespace()
         if peek() == UInt8(ascii: "}") {
             try expect(UInt8(ascii: "}"))

@@ -107,6 +107,9 @@ public final class JSONSchema: Sendable {
     let sortedProperties: [(name: String, schema: JSONSchema, isRequired: Bool)]
     /// ``types`` as bits (JSONType.allCases order), so hot paths test membership without hashing.
     let typeMask: UInt8
+    /// `required` as bits over the indices of ``properties``; nil when a required name is not
+    /// declared there or there are more than 64 properties (then only the parsed path checks it).
+    let requiredMask: UInt64?
 
     init(
         rejectsEverything: Bool = false,
@@ -158,6 +161,15 @@ public final class JSONSchema: Sendable {
             !rejectsEverything && !hasApplicators && required.isEmpty && properties.isEmpty && isAdditionalAllowed
         propertyIndex = Dictionary(properties.map { ($0.name, $0.schema) }, uniquingKeysWith: { first, _ in first })
         typeMask = types.map { set in set.reduce(0) { $0 | $1.bit } } ?? 0
+        var requiredMask: UInt64? = properties.count <= 64 && types?.isEmpty != true ? 0 : nil
+        for name in required {
+            guard let index = properties.firstIndex(where: { $0.name == name }) else {
+                requiredMask = nil
+                break
+            }
+            requiredMask? |= 1 << UInt64(index)
+        }
+        self.requiredMask = requiredMask
         sortedProperties = properties.map { (name: $0.name, schema: $0.schema, isRequired: required.contains($0.name)) }
             .sorted { $0.name.utf8.lexicographicallyPrecedes($1.name.utf8) }
     }

@@ -112,7 +112,23 @@ public struct EventValidator: Sendable {
                 }
             case .json(let raw):
                 estimatedBytes += raw.text.utf8.count
-                checkNested(raw.value, path: "$.properties.\(key)", depth: 0, count: &nestedValues, into: &violations)
+                // The shape recorded when the value was read answers every limit at once; the value
+                // is walked only to name what is over one.
+                let shape = raw.shape
+                if shape.depth <= limits.maxDepth, shape.longestString <= limits.maxValueLength,
+                    shape.longestKey <= limits.maxKeyLength,
+                    nestedValues + Int(shape.values) <= limits.maxNestedValues
+                {
+                    nestedValues += Int(shape.values)
+                } else {
+                    checkNested(
+                        raw.value,
+                        path: "$.properties.\(key)",
+                        depth: 0,
+                        count: &nestedValues,
+                        into: &violations
+                    )
+                }
             default:
                 estimatedBytes += 24
             }

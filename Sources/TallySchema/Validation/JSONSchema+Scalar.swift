@@ -14,8 +14,10 @@ extension JSONSchema {
         path: @autoclosure () -> String,
         into violations: inout [EventViolation]
     ) -> PropertyValue {
-        if case .json = value {
-            appendViolations(of: value, path: path(), into: &violations)
+        if case .json(let raw) = value {
+            if !SchemaTextCheck.accepts(raw, schema: self) {
+                appendViolations(of: value, path: path(), into: &violations)
+            }
             return value
         }
         if !isScalarOnly {

@@ -1,0 +1,235 @@
+package import TallyCore
+
+#if canImport(Darwin)
+    import Darwin
+#elseif canImport(Glibc)
+    import Glibc
+#elseif canImport(Musl)
+    import Musl
+#endif
+
+/// The fast path for a line holding one well-formed Segment message: each member is read
+/// straight into its field, as ``EnvelopeDecoder`` reads tally's own lines, with no list of
+/// members to search and no tree for the top level.
+///
+/// It handles only the ordinary case and declines everything else (a `batch` wrapper, a member
+/// given twice, a value of an unexpected type, a timestamp that is not RFC 3339, any malformed
+/// JSON or missing field): ``FormatDecoder`` then runs ``SegmentMessageMapper``, which is the
+/// reference for every refusal and its message. Whatever this returns, the mapper returns too
+/// (the format tests check both paths against each other).
+package struct SegmentLineDecoder {
+    /// The envelope of `line`, or nil to leave the line to the mapper.
+    package static func decode(_ line: UnsafeBufferPointer<UInt8>) -> EventEnvelope? {
+        var parser = JSONParser(bytes: line)
+        var fields = Fields()
+        do {
+            parser.skipWhitespace()
+            try parser.expect(UInt8(ascii: "{"))
+            while true {
+                parser.skipWhitespace()
+                guard parser.peek() == UInt8(ascii: "\"") else { return nil }
+                let key = try parser.withStringBytes { (bytes) throws(JSONError) in Key(bytes) }
+                parser.skipWhitespace()
+                try parser.expect(UInt8(ascii: ":"))
+                parser.skipWhitespace()
+                guard let key else {
+                    try parser.skipValue(depth: 1)
+                    try fields.expectNextMember(&parser)
+                    continue
+                }
+                guard key != .declined, fields.seen & key.bit == 0 else { return nil }
+                fields.seen |= key.bit
+                guard try fields.read(key, &parser) else { return nil }
+                if try !fields.expectNextMember(&parser) { break }
+            }
+            parser.skipWhitespace()
+            guard parser.peek() == nil else { return nil }
+        } catch {
+            return nil
+        }
+        return fields.envelope()
+    }
+
+    /// The members the mapping reads (others are checked as JSON and skipped); `declined` for
+    /// those that need the mapper (`batch`) or another format (`occurred_at`).
+    private enum Key: Int {
+        case type, event, name, category, properties, traits, context, integrations, messageId
+        case userId, anonymousId, groupId, previousId
+        case sentAt, receivedAt, originalTimestamp, timestamp
+        case declined
+
+        var bit: UInt32 { 1 << UInt32(rawValue) }
+
+        init?(_ bytes: UnsafeBufferPointer<UInt8>) {
+            let key: Key?
+            switch bytes.count {
+            case 4: key = Self.match(bytes, [("type", .type), ("name", .name)])
+            case 5: key = Self.match(bytes, [("event", .event), ("batch", .declined)])
+            case 6: key = Self.match(bytes, [("userId", .userId), ("traits", .traits), ("sentAt", .sentAt)])
+            case 7: key = Self.match(bytes, [("context", .context), ("groupId", .groupId)])
+            case 8: key = Self.match(bytes, [("category", .category)])
+            case 9: key = Self.match(bytes, [("messageId", .messageId), ("timestamp", .timestamp)])
+            case 10:
+                key = Self.match(
+                    bytes,
+                    [("properties", .properties), ("previousId", .previousId), ("receivedAt", .receivedAt)]
+                )
+            case 11: key = Self.match(bytes, [("anonymousId", .anonymousId), ("occurred_at", .declined)])
+            case 12: key = Self.match(bytes, [("integrations", .integrations)])
+            case 17: key = Self.match(bytes, [("originalTimestamp", .originalTimestamp)])
+            default: key = nil
+            }
+            guard let key else { return nil }
+            self = key
+        }
+
+        private static func match(_ bytes: UnsafeBufferPointer<UInt8>, _ candidates: [(StaticString, Key)]) -> Key? {
+            for (literal, key) in candidates where memcmp(bytes.baseAddress!, literal.utf8Start, bytes.count) == 0 {
+                return key
+            }
+            return nil
+        }
+    }
+
+    private struct Fields {
+        var seen: UInt32 = 0
+        var type: String?
+        var event: String?
+        var name: String?
+        var category: String?
+        var properties: EventProperties?
+        var traits: EventProperties?
+        var context: EventProperties?
+        var integrations: JSONValue?
+        var messageID: (id: EventID, sourceID: String?)?
+        var userID: String?
+        var anonymousID: String?
+        var groupID: String?
+        var previousID: String?
+        var sentAt: Timestamp?
+        var receivedAt: Timestamp?
+        var originalTimestamp: Timestamp?
+        var timestamp: Timestamp?
+
+        /// Reads one member's value; false when the mapper should judge it.
+        mutating func read(_ key: Key, _ parser: inout JSONParser) throws -> Bool {
+            switch key {
+            case .properties, .traits, .context:
+                guard parser.peek() == UInt8(ascii: "{") else {
+                    return parser.peek() == UInt8(ascii: "n") && skipNull(&parser)
+                }
+                let (object, duplicate) = try parser.parsePropertyObject()
+                guard duplicate == nil else { return false }
+                switch key {
+                case .properties: properties = object
+                case .traits: traits = object
+                default: context = object
+                }
+            case .integrations:
+                integrations = try parser.parseValue(depth: 1)
+            case .sentAt, .receivedAt, .originalTimestamp, .timestamp:
+                guard parser.peek() == UInt8(ascii: "\"") else {
+                    return parser.peek() == UInt8(ascii: "n") && skipNull(&parser)
+                }
+                let time = try parser.withStringBytes { (bytes) throws(JSONError) in Timestamp(rfc3339Bytes: bytes) }
+                guard let time else { return false }
+                switch key {
+                case .sentAt: sentAt = time
+                case .receivedAt: receivedAt = time
+                case .originalTimestamp: originalTimestamp = time
+                default: timestamp = time
+                }
+            case .messageId:
+                guard parser.peek() == UInt8(ascii: "\"") else { return false }
+                messageID = try parser.withStringBytes { (bytes) throws(JSONError) in
+                    if let id = EventID(uuidText: bytes) { return (id, nil) }
+                    guard !bytes.isEmpty else { return nil }
+                    let text = String(decoding: bytes, as: UTF8.self)
+                    return (EventID(foreignID: text), text)
+                }
+                return messageID != nil
+            default:
+                let text: String?
+                switch parser.peek() ?? 0 {
+                case UInt8(ascii: "\""): text = try parser.parseString()
+                case UInt8(ascii: "-"), UInt8(ascii: "0")...UInt8(ascii: "9"): text = try parser.parseNumberText()
+                case UInt8(ascii: "n"): return skipNull(&parser)
+                default: return false
+                }
+                switch key {
+                case .type: type = text
+                case .event: event = text
+                case .name: name = text
+                case .category: category = text
+                case .userId: userID = text
+                case .anonymousId: anonymousID = text
+                case .groupId: groupID = text
+                default: previousID = text
+                }
+            }
+            return true
+        }
+
+        private func skipNull(_ parser: inout JSONParser) -> Bool {
+            (try? parser.skipValue(depth: 1)) != nil
+        }
+
+        /// Consumes `,` (true: another member follows) or `}` (false).
+        @discardableResult
+        func expectNextMember(_ parser: inout JSONParser) throws(JSONError) -> Bool {
+            parser.skipWhitespace()
+            guard let next = parser.peek() else { throw JSONError(.unexpectedEnd, at: parser.offset) }
+            try parser.expect(next)
+            if next == UInt8(ascii: "}") { return false }
+            guard next == UInt8(ascii: ",") else { throw JSONError(.unexpectedCharacter, at: parser.offset - 1) }
+            return true
+        }
+
+        /// The envelope, or nil when a required field is missing (the mapper names it).
+        func envelope() -> EventEnvelope? {
+            guard let type, let occurredAt = originalTimestamp ?? timestamp ?? receivedAt ?? sentAt,
+                userID != nil || anonymousID != nil
+            else { return nil }
+            let kind: EventKind
+            var eventName = type
+            var eventProperties: EventProperties
+            switch type {
+            case "track":
+                guard let event else { return nil }
+                kind = .track
+                eventName = event
+                eventProperties = properties ?? EventProperties()
+            case "page", "screen":
+                kind = .track
+                eventProperties = properties ?? EventProperties()
+                if let name, !eventProperties.contains("name") { eventProperties["name"] = .string(name) }
+                if let category, !eventProperties.contains("category") {
+                    eventProperties["category"] = .string(category)
+                }
+            case "identify", "group", "alias":
+                kind = EventKind(rawValue: type)!
+                eventProperties = traits ?? EventProperties()
+            default:
+                return nil
+            }
+            if kind == .group, groupID == nil { return nil }
+            if kind == .alias, previousID == nil { return nil }
+            return SegmentMessageMapper.envelope(
+                SegmentMessageMapper.Call(
+                    kind: kind,
+                    name: eventName,
+                    properties: eventProperties,
+                    occurredAt: occurredAt,
+                    sentAt: sentAt,
+                    receivedAt: receivedAt,
+                    userID: userID,
+                    anonymousID: anonymousID,
+                    context: SegmentMessageMapper.context(context, batchContext: nil, integrations: integrations),
+                    id: messageID,
+                    groupID: kind == .group ? groupID : nil,
+                    previousID: kind == .alias ? previousID : nil
+                )
+            )
+        }
+    }
+}
