@@ -2,14 +2,21 @@
 # Builds the DocC documentation of Tracking and TallyPipeline into .build/docs/<Target>.doccarchive
 # (open them with `docc preview`, or host them as static sites), failing on any DocC warning
 # (a broken symbol link, an unknown article). scripts/test.sh runs it.
+#
+#   scripts/docs.sh                        extracts the symbol graphs itself (a build of its own)
+#   scripts/docs.sh --symbol-graphs DIR    uses those a build already emitted (-emit-symbol-graph)
 set -euo pipefail
 cd "$(dirname "$0")/.."
 source scripts/lib/common.sh
 tally_find_swift
 docc=$(dirname "$(command -v swift)")/docc
 [ -x "$docc" ] || docc=$(command -v docc)
-swift package dump-symbol-graph >/dev/null
-graphs=$(ls -d .build/*/symbolgraph | head -1)
+if [ "${1:-}" = --symbol-graphs ]; then
+    graphs="${2:?usage: scripts/docs.sh [--symbol-graphs DIR]}"
+else
+    swift package dump-symbol-graph >/dev/null
+    graphs=$(ls -d .build/*/symbolgraph | head -1)
+fi
 for target in Tracking TallyPipeline; do
     work=.build/docs/symbolgraph-$target
     rm -rf "$work" && mkdir -p "$work"

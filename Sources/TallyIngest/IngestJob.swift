@@ -16,9 +16,10 @@ public final class IngestJob {
     public struct Options: Sendable {
         /// Structural checks, and the tracking plans when there is a registry.
         public var validator: EventValidator
-        /// Longer lines are rejected as `too_large` without being buffered.
+        /// Longer lines are rejected as `too_large` without being buffered. A line holds one event
+        /// or a batch of them, so it is at least the validator's `limits.maxEventBytes`.
         public var maxLineLength: Int
-        /// Stop (and exit non-zero) once more lines than this were rejected; nil: never.
+        /// At most this many rejected lines: the next one stops reading right there; nil: no limit.
         public var maxRejects: Int?
         /// Where rejected lines go.
         public var rejectsPath: String
@@ -74,6 +75,7 @@ public final class IngestJob {
     private var report = IngestReport()
     private var pending: [EventEnvelope] = []
     private var stopRequested = false
+    private var diagnosis: InputDiagnosis?
 
     /// A job feeding `pipeline`; `progress` is called after each chunk read.
     public init(options: Options, pipeline: EventPipeline, progress: ((Progress) -> Void)? = nil) {
@@ -96,7 +98,7 @@ public final class IngestJob {
         }
         try rejects.flush()
         if rejects.isUsed { report.rejectsFile = rejects.path }
-        report.interrupted = stopRequested
+        report.interrupted = stopRequested && !report.rejectLimitReached
         report.elapsedSeconds = Date().timeIntervalSince(started)
         return report
     }
@@ -111,6 +113,10 @@ public final class IngestJob {
         let size = fstat(descriptor, &info) == 0 && (info.st_mode & S_IFMT) == S_IFREG ? Int(info.st_size) : nil
         var reader = LineReader(descriptor: descriptor, path: source, maxLineLength: options.maxLineLength)
         let name = source == "-" ? "<stdin>" : source
+        diagnosis = InputDiagnosis(report: report)
+        defer {
+            if let warning = diagnosis?.warning(source: name, report: report) { report.warnings.append(warning) }
+        }
         var more = true
         while more {
             let now = Timestamp.now().truncatedToMicroseconds
@@ -139,6 +145,8 @@ public final class IngestJob {
     }
 
     private func process(_ line: LineReader.Line, source: String, receivedAt: Timestamp) throws {
+        // The rest of a chunk read before the limit was reached: not read, as far as anyone can tell.
+        if report.rejectLimitReached { return }
         report.lines += 1
         if let length = line.oversizedLength {
             try reject(
@@ -147,7 +155,8 @@ public final class IngestJob {
                 EventViolation(
                     .tooLarge,
                     path: "$",
-                    message: "line of \(length) bytes exceeds the \(options.maxLineLength)-byte limit"
+                    message:
+                        "line of \(length) bytes exceeds the \(options.maxLineLength)-byte limit (--max-line-bytes)"
                 ),
                 raw: nil
             )
@@ -157,8 +166,9 @@ public final class IngestJob {
             report.blankLines += 1
             return
         }
+        diagnosis?.observe(line.bytes)
         let decoded = decoder.decode(line.bytes)
-        for result in decoded.results {
+        for result in decoded.results where !report.rejectLimitReached {
             switch result {
             case .success(let event):
                 try accept(event, format: decoded.format, source: source, line: line, receivedAt: receivedAt)
@@ -186,6 +196,9 @@ public final class IngestJob {
         guard result.isValid else {
             var first = result.violations[0]
             if result.violations.count > 1 { first.message = result.summary }
+            if first.code == .tooLarge, first.path == "$" {
+                first.message += " (the event size limit, --max-event-bytes)"
+            }
             try reject(source, line.number, first, raw: line.bytes)
             return
         }
@@ -214,7 +227,19 @@ public final class IngestJob {
         throws
     {
         report.rejected[violation.code, default: 0] += 1
+        let rejected = RejectedLine(
+            source: source,
+            line: line,
+            reason: violation.code,
+            path: violation.path,
+            message: violation.message
+        )
+        if report.firstRejects.count < IngestReport.firstRejectsLimit { report.firstRejects.append(rejected) }
         try rejects.reject(source: source, line: line, violation: violation, raw: raw)
-        if let maxRejects = options.maxRejects, report.rejectedCount > maxRejects { stopRequested = true }
+        if let maxRejects = options.maxRejects, report.rejectedCount > maxRejects {
+            report.rejectLimitReached = true
+            report.stoppedAt = rejected
+            stopRequested = true
+        }
     }
 }

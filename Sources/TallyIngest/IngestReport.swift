@@ -41,8 +41,21 @@ public struct IngestReport: Sendable {
 
     /// Set when the postgres sink was used.
     public var database: DatabaseOutcome?
-    /// Whether the run stopped early (a signal, or too many rejects).
+    /// Whether the caller stopped the run early (`shouldStop`: a signal, a sink that gave up).
     public var interrupted = false
+    /// Whether reading stopped at the line that took the rejects past `maxRejects`: nothing after
+    /// it was read.
+    public var rejectLimitReached = false
+    /// The rejected line that stopped reading, when ``rejectLimitReached``.
+    public var stoppedAt: RejectedLine?
+    /// The first rejected lines (at most ``firstRejectsLimit``), for the console; the rejects file
+    /// holds them all.
+    public var firstRejects: [RejectedLine] = []
+    /// How many rejected lines ``firstRejects`` keeps.
+    public static let firstRejectsLimit = 5
+    /// Inputs that are probably not NDJSON (a JSON array, pretty-printed JSON, binary data), each
+    /// with the likely cause and what to do.
+    public var warnings: [String] = []
     /// Wall-clock seconds.
     public var elapsedSeconds = 0.0
 

@@ -26,6 +26,7 @@ public struct FileStoreSummarizer: Sendable {
     /// Runs `query`.
     public func summarize(_ query: SummaryQuery) throws -> Summary {
         var groups: [String: Accumulator] = [:]
+        var total = Accumulator()
         var seen = Set<EventID>()
         var currentDay: CivilDate?
         var eventsRead = 0
@@ -49,22 +50,16 @@ public struct FileStoreSummarizer: Sendable {
                 }
                 let key = query.key(of: event)
                 groups[key, default: Accumulator()].add(event)
+                total.add(event)
             }
             unreadable += report.unreadableLines.count
             torn += report.tornLines
         }
-        let rows = groups.map { key, value in
-            SummaryRow(
-                key: key,
-                events: value.events,
-                uniqueUsers: value.users.count,
-                eventTypes: value.names.count,
-                firstSeen: value.first,
-                lastSeen: value.last
-            )
-        }.sorted { $0.key < $1.key }
+        let rows = groups.map { key, value in value.row(key: key) }
         var summary = Summary(
             rows: rows,
+            total: total.events > 0 ? total.row(key: "total") : nil,
+            query: query,
             eventsRead: eventsRead,
             duplicates: duplicates,
             unreadableLines: unreadable,
@@ -94,5 +89,16 @@ extension FileStoreSummarizer.Accumulator {
         names.insert(event.name)
         if event.occurredAt < first { first = event.occurredAt }
         if last < event.occurredAt { last = event.occurredAt }
+    }
+
+    func row(key: String) -> SummaryRow {
+        SummaryRow(
+            key: key,
+            events: events,
+            uniqueUsers: users.count,
+            eventTypes: names.count,
+            firstSeen: first,
+            lastSeen: last
+        )
     }
 }

@@ -5,6 +5,24 @@ public struct SummaryQuery: Sendable, Hashable {
     /// How rows are grouped.
     public enum Grouping: String, Sendable, CaseIterable {
         case feature, event, day, hour
+
+        /// What one group is called in a sentence: "3 features", "9 event types".
+        public var noun: String {
+            switch self {
+            case .feature: "feature"
+            case .event: "event type"
+            case .day: "day"
+            case .hour: "hour"
+            }
+        }
+    }
+
+    /// The order of rows.
+    public enum Sort: String, Sendable, CaseIterable {
+        /// By group key: features and event names alphabetically, days and hours in time order.
+        case name
+        /// Most events first; equal counts by key.
+        case count
     }
 
     /// The grouping.
@@ -17,6 +35,10 @@ public struct SummaryQuery: Sendable, Hashable {
     public var since: Timestamp?
     /// Only events that occurred before this time.
     public var until: Timestamp?
+    /// The order of rows.
+    public var sort: Sort
+    /// Show at most this many rows (the total row still counts every group); nil: all.
+    public var limit: Int?
 
     /// A query.
     public init(
@@ -24,13 +46,17 @@ public struct SummaryQuery: Sendable, Hashable {
         feature: String? = nil,
         event: String? = nil,
         since: Timestamp? = nil,
-        until: Timestamp? = nil
+        until: Timestamp? = nil,
+        sort: Sort = .name,
+        limit: Int? = nil
     ) {
         self.grouping = grouping
         self.feature = feature
         self.event = event
         self.since = since
         self.until = until
+        self.sort = sort
+        self.limit = limit
     }
 
     /// Whether `event` passes the filters.
@@ -50,7 +76,7 @@ public struct SummaryQuery: Sendable, Hashable {
         case .day: return event.occurredAt.utcDate.isoString
         case .hour:
             let text = event.occurredAt.rfc3339
-            return String(text.prefix(13)) + ":00Z"
+            return String(text.prefix(13)) + ":00:00Z"
         }
     }
 

@@ -15,10 +15,4 @@ struct DatabaseOption: ParsableArguments {
         if let url = ProcessInfo.processInfo.environment["DATABASE_URL"], !url.isEmpty { return url }
         return nil
     }
-
-    /// Whether the user pointed at a database at all.
-    var isGiven: Bool {
-        conninfo != nil || ProcessInfo.processInfo.environment["PGHOST"] != nil
-            || ProcessInfo.processInfo.environment["PGDATABASE"] != nil
-    }
 }

@@ -7,7 +7,8 @@ struct DoctorCommand: AsyncParsableCommand {
         commandName: "doctor",
         abstract: "Check the PostgreSQL store: connection, migrations, roles, partitions; with advice.",
         discussion: """
-            Exits 0 when every check passes, 1 otherwise; each failed check says what to do.
+            Exits 0 when every check passes, 1 otherwise (each failed check says what to do), 69 when the \
+            database cannot be reached or refuses the connection.
 
             Examples:
               tally doctor --database-url postgresql://tally_owner@db.internal/analytics
@@ -34,7 +35,8 @@ struct DoctorCommand: AsyncParsableCommand {
                 "connect: \(error.message)",
                 advice: "check --database-url / DATABASE_URL / PG* variables, the server, pg_hba.conf and sslmode"
             )
-            throw ExitCode(1)
+            // The same code as every other command for a database that is down or refuses us.
+            throw error.isConnectionProblem ? ExitCode.unavailable : ExitCode.ioError
         }
         let version = try await connection.query("SHOW server_version")
         report(true, "connected: PostgreSQL \(version.first?.first.flatMap { $0 } ?? "?")")
@@ -92,6 +94,6 @@ struct DoctorCommand: AsyncParsableCommand {
             )
         }
         await connection.close()
-        if problems > 0 { throw ExitCode(1) }
+        if problems > 0 { throw ExitCode.findings }
     }
 }

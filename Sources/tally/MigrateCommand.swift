@@ -11,6 +11,9 @@ struct MigrateCommand: AsyncParsableCommand {
             transaction, recording version and checksum in tally.schema_migrations. Refuses to continue if an \
             applied file was edited. Safe to run again and from several hosts at once.
 
+            Exit codes: 0 done; 65 a migration file is missing, malformed or was edited after it was applied; \
+            69 the database could not be reached or refused the connection; 74 the server refused a statement.
+
             Examples:
               tally migrate --database-url postgresql://tally_owner@db.internal/analytics
               DATABASE_URL=postgresql:///analytics tally migrate
@@ -34,9 +37,10 @@ struct MigrateCommand: AsyncParsableCommand {
                     "applied \(outcome.applied.joined(separator: ", ")); \(outcome.alreadyApplied.count) already applied"
                 )
             }
+        } catch let error as PostgresError where error.code == .migration {
+            throw CommandFailure(.dataError, error.message)
         } catch let error as PostgresError {
-            Terminal.error(error.message)
-            throw ExitCode(error.code == .migration ? 1 : 74)
+            throw CommandFailure(database: error, doing: "cannot migrate")
         }
     }
 }

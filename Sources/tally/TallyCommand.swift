@@ -1,4 +1,11 @@
 import ArgumentParser
+import TallyPostgres
+
+#if canImport(Glibc)
+    import Glibc
+#elseif canImport(Darwin)
+    import Darwin
+#endif
 
 /// `tally`: the analytics event pipeline's command-line tool.
 @main
@@ -7,8 +14,11 @@ struct TallyCommand: AsyncParsableCommand {
         commandName: "tally",
         abstract: "Analytics events for Swift feature modules: tracking plans, ingest and reports.",
         discussion: """
-            Exit codes: 0 success; 1 the checked data has problems (lint or diff findings); \
-            64 usage error (bad arguments); 74 an input or output failed.
+            Exit codes, the same in every command (sysexits): 0 success; 1 a check found problems (schema lint \
+            or diff findings, doctor); 64 usage error (bad arguments, a missing input); 65 the data is wrong \
+            (too many rejects, nothing accepted, a registry with problems, an edited migration); 66 no store to \
+            read; 69 the database could not be reached or refused the connection; 73 a directory cannot be \
+            written; 74 an input or output failed; 75 interrupted (run the command again to finish).
             """,
         version: TallyVersion.current,
         subcommands: [
@@ -17,9 +27,28 @@ struct TallyCommand: AsyncParsableCommand {
         ]
     )
 
+    /// swift-argument-parser's `main`, with tally's own failures printed as one `tally:` message
+    /// and exited with their sysexits code, and a database error that no command caught still
+    /// mapped the way every command maps it.
     static func main() async {
         ProcessMemory.limitMallocArenas()
-        await main(nil)
+        do {
+            var command = try parseAsRoot(nil)
+            if var asyncCommand = command as? any AsyncParsableCommand {
+                try await asyncCommand.run()
+            } else {
+                try command.run()
+            }
+        } catch let failure as CommandFailure {
+            Terminal.error(failure.message)
+            exit(withError: failure.exitCode)
+        } catch let error as PostgresError {
+            let failure = CommandFailure(database: error, doing: "database error")
+            Terminal.error(failure.message)
+            exit(withError: failure.exitCode)
+        } catch {
+            exit(withError: error)
+        }
     }
 }
 

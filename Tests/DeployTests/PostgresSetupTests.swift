@@ -23,7 +23,7 @@ struct PostgresSetupTests {
 
     @Test("setup.sh twice: no error; roles, grants and settings exactly as documented; the roles work")
     func setupIsIdempotentAndExact() async throws {
-        guard let adminURL = TestDatabase.adminURL else { return }
+        let adminURL = try TestDatabase.adminURL
         let suffix = UUID().uuidString.prefix(8).lowercased()
         let (database, owner, writer, reader) = ("tally_setup_\(suffix)", "o_\(suffix)", "w_\(suffix)", "r_\(suffix)")
         let passwords = NSTemporaryDirectory() + "tally-passwords-\(suffix)"
@@ -41,8 +41,8 @@ struct PostgresSetupTests {
             #expect(result.status == 0, "run \(run): \(result.stderr)")
             #expect(!result.stderr.contains("ERROR"), "run \(run): \(result.stderr)")
         }
+        // Closed (awaited) after its last query, not from a Task started in `defer` that could outlive the test.
         let admin = try await PostgresConnection.connect(Self.url(adminURL, database: database))
-        defer { Task { await admin.close() } }
         let grants = try await admin.query(
             """
             SELECT c.relname || ': ' || coalesce((SELECT string_agg(p, ',' ORDER BY o) FROM unnest(array['SELECT',
@@ -78,6 +78,7 @@ struct PostgresSetupTests {
                 + "has_database_privilege('public', current_database(), 'CONNECT')",
             [writer, reader]
         )
+        await admin.close()
         #expect(keyColumns.first == ["t", "f", "t", "f", "f"])
 
         // The roles work as documented: the writer loads, the reader reports and cannot write.

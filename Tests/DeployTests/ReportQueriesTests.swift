@@ -32,8 +32,7 @@ struct ReportQueriesTests {
 
     @Test("every SQL sample runs as the reader and returns rows")
     func queriesRun() async throws {
-        guard let database = try await TestDatabase.create() else { return }
-        defer { database.release() }
+        let database = try await TestDatabase.create()
         #expect(try TestDatabase.tally(["migrate", "--database-url", database.url]).status == 0)
         let data = NSTemporaryDirectory() + "tally-reports-" + UUID().uuidString
         defer { try? FileManager.default.removeItem(atPath: data) }

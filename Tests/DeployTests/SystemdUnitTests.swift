@@ -22,8 +22,7 @@ struct SystemdUnitTests {
 
     @Test("ExecStart ingests finished files into done/, too many rejects into failed/, and retries on an outage")
     func execStartRunsTheSpool() async throws {
-        guard let database = try await TestDatabase.create() else { return }
-        defer { database.release() }
+        let database = try await TestDatabase.create()
         #expect(try TestDatabase.tally(["migrate", "--database-url", database.url]).status == 0)
         let service = try Self.unit("tally-ingest.service")
         #expect(service["EnvironmentFile"] == "/etc/tally/tally.env")

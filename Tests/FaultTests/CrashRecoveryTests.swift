@@ -14,13 +14,8 @@ struct CrashRecoveryTests {
 
     @Test("kill -9 at 10 random points, then a re-run: exact counts, rollups, user sets and summaries")
     func killAndRerun() async throws {
-        guard let database = try await TestDatabase.create(), let scratch = try await TestDatabase.create() else {
-            return
-        }
-        defer {
-            database.release()
-            scratch.release()
-        }
+        let database = try await TestDatabase.create()
+        let scratch = try await TestDatabase.create()
         let work = NSTemporaryDirectory() + "tally-crash-" + UUID().uuidString
         try FileManager.default.createDirectory(atPath: work, withIntermediateDirectories: true)
         defer { try? FileManager.default.removeItem(atPath: work) }

@@ -27,7 +27,7 @@ struct DatabaseFaultTests {
 
     @Test("a fast restart in the middle of an ingest: it reconnects, retries and loads exactly")
     func restartMidIngest() async throws {
-        guard let cluster = try PrivateCluster.start() else { return }
+        let cluster = try PrivateCluster.start()
         defer { cluster.remove() }
         let work = cluster.directory + "/work"
         try FileManager.default.createDirectory(atPath: work, withIntermediateDirectories: true)
@@ -50,7 +50,7 @@ struct DatabaseFaultTests {
 
     @Test("the server down at start: exit 69 at once, a clear message, nothing read")
     func unreachableAtStart() async throws {
-        guard let cluster = try PrivateCluster.start() else { return }
+        let cluster = try PrivateCluster.start()
         defer { cluster.remove() }
         #expect(try TestDatabase.tally(["migrate", "--database-url", cluster.url]).status == 0)
         try cluster.stop()
@@ -68,7 +68,7 @@ struct DatabaseFaultTests {
 
     @Test("the server stops for good mid-ingest: exit 74, unstored events dead-lettered, a re-run completes it")
     func stoppedMidIngest() async throws {
-        guard let cluster = try PrivateCluster.start() else { return }
+        let cluster = try PrivateCluster.start()
         defer { cluster.remove() }
         let work = cluster.directory + "/work"
         try FileManager.default.createDirectory(atPath: work, withIntermediateDirectories: true)

@@ -9,8 +9,7 @@ import Testing
 struct IngestSignalTests {
     @Test("everything accepted is stored in both sinks", arguments: [SIGTERM, SIGINT])
     func signalDuringIngest(signal: Int32) async throws {
-        guard let database = try await TestDatabase.create() else { return }
-        defer { database.release() }
+        let database = try await TestDatabase.create()
         let work = NSTemporaryDirectory() + "tally-signal-" + UUID().uuidString
         try FileManager.default.createDirectory(atPath: work, withIntermediateDirectories: true)
         defer { try? FileManager.default.removeItem(atPath: work) }

@@ -7,9 +7,10 @@ struct PrivateCluster {
     let directory: String
     let url: String
 
-    /// A new running cluster; nil (the test skips) outside scripts/test.sh.
-    static func start() throws -> PrivateCluster? {
-        guard TestDatabase.adminURL != nil else { return nil }
+    /// A new running cluster; without the shared test cluster, fails or skips as
+    /// `TestDatabase.adminURL` does.
+    static func start() throws -> PrivateCluster {
+        _ = try TestDatabase.adminURL
         let directory = "/tmp/tally-fault-pg-" + UUID().uuidString.prefix(8).lowercased()
         let result = try Script.run(["scripts/pg-cluster.sh", "start", directory])
         guard result.status == 0, let url = result.stdout.split(separator: "\n").last.map(String.init) else {

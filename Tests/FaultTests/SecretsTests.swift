@@ -16,7 +16,7 @@ struct SecretsTests {
 
     @Test("wrong password, unreachable server, malformed URL, conninfo: the password is never printed")
     func passwordNeverPrinted() async throws {
-        guard let adminURL = TestDatabase.adminURL else { return }
+        let adminURL = try TestDatabase.adminURL
         let secret = "Hunter2-\(UUID().uuidString.prefix(8))"
         var wrongPassword = URLComponents(string: adminURL)!
         wrongPassword.password = secret

@@ -11,8 +11,7 @@ struct ForeignFormatPostgresTests {
         "zero rejects, per-name counts exact, identities apart, jsonb equal to what was sent, a re-run inserts nothing"
     )
     func segmentAndPostHogIntoPostgres() async throws {
-        guard let database = try await TestDatabase.create() else { return }
-        defer { database.release() }
+        let database = try await TestDatabase.create()
         #expect(try TestDatabase.tally(["migrate", "--database-url", database.url]).status == 0)
         let directory = NSTemporaryDirectory() + "tally-foreign-pg-" + UUID().uuidString
         try FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: true)

@@ -15,8 +15,7 @@ struct PostgresStoreTests {
 
     @Test("sample ingest: count(*) == accepted, a re-run changes nothing, rollups and summary match GROUP BY")
     func sampleIngestIsExact() async throws {
-        guard let database = try await TestDatabase.create() else { return }
-        defer { database.release() }
+        let database = try await TestDatabase.create()
         let migrate = try TestDatabase.tally(["migrate", "--database-url", database.url])
         #expect(migrate.status == 0, "\(migrate.stderr)")
         let data = NSTemporaryDirectory() + "tally-pg-" + UUID().uuidString
@@ -86,8 +85,7 @@ struct PostgresStoreTests {
         "hostile identifiers round-trip byte-exact; a NUL byte lands in failed_events, its batch loads; no other table changes"
     )
     func hostileData() async throws {
-        guard let database = try await TestDatabase.create() else { return }
-        defer { database.release() }
+        let database = try await TestDatabase.create()
         guard
             let root = ProcessInfo.processInfo.environment["TALLY_CONFORMANCE_DIR"]
                 ?? Optional(TestDatabase.repository + "/../shared/external-data"),
@@ -155,8 +153,7 @@ struct PostgresStoreTests {
 
     @Test("user ids that differ only in Unicode normalization are two users, in every summary")
     func usersAreCountedByteExact() async throws {
-        guard let database = try await TestDatabase.create() else { return }
-        defer { database.release() }
+        let database = try await TestDatabase.create()
         #expect(try TestDatabase.tally(["migrate", "--database-url", database.url]).status == 0)
         let data = NSTemporaryDirectory() + "tally-pg-" + UUID().uuidString
         defer { try? FileManager.default.removeItem(atPath: data) }
@@ -186,8 +183,7 @@ struct PostgresStoreTests {
 
     @Test("an applied migration that was edited is refused")
     func editedMigration() async throws {
-        guard let database = try await TestDatabase.create() else { return }
-        defer { database.release() }
+        let database = try await TestDatabase.create()
         let directory = NSTemporaryDirectory() + "tally-sql-" + UUID().uuidString
         try FileManager.default.copyItem(atPath: TestDatabase.repository + "/sql", toPath: directory)
         defer { try? FileManager.default.removeItem(atPath: directory) }
@@ -201,13 +197,13 @@ struct PostgresStoreTests {
             encoding: .utf8
         )
         let result = try TestDatabase.tally(["migrate", "--database-url", database.url, "--migrations", directory])
-        #expect(result.status == 1)
+        #expect(result.status == 65, "an edited migration is a data error")
         #expect(result.stderr.contains("0001_events.sql was edited after it was applied"))
     }
 
     @Test("a wrong password: the error says so and never prints the password")
     func passwordNeverShown() async throws {
-        guard let adminURL = TestDatabase.adminURL else { return }
+        let adminURL = try TestDatabase.adminURL
         var components = URLComponents(string: adminURL)!
         components.password = "s3cret-Hunter2-\(UUID().uuidString.prefix(6))"
         let secret = components.password!
@@ -235,8 +231,7 @@ struct PostgresStoreTests {
 struct PostgresRoleTests {
     @Test("the writer loads but cannot delete, truncate, alter or read payloads; the reader cannot write")
     func leastPrivilege() async throws {
-        guard let database = try await TestDatabase.create() else { return }
-        defer { database.release() }
+        let database = try await TestDatabase.create()
         #expect(try TestDatabase.tally(["migrate", "--database-url", database.url]).status == 0)
         let admin = try await PostgresConnection.connect(database.url)
         let suffix = UUID().uuidString.prefix(8).lowercased()
@@ -304,8 +299,7 @@ struct PostgresRoleTests {
 struct DoctorTests {
     @Test("before migrate it fails with advice; after, every check passes")
     func doctor() async throws {
-        guard let database = try await TestDatabase.create() else { return }
-        defer { database.release() }
+        let database = try await TestDatabase.create()
         let before = try TestDatabase.tally(["doctor", "--database-url", database.url])
         #expect(before.status == 1)
         #expect(before.stdout.contains("FAIL  migrations: 0 of 7 applied"))
@@ -315,7 +309,7 @@ struct DoctorTests {
         #expect(after.status == 0, "\(after.stdout)")
         #expect(!after.stdout.contains("FAIL"))
         let unreachable = try TestDatabase.tally(["doctor", "--database-url", "postgresql://nobody:pw@127.0.0.1:1/x"])
-        #expect(unreachable.status == 1)
+        #expect(unreachable.status == 69, "a database that is down is 69 in every command")
         #expect(unreachable.stdout.contains("FAIL  connect"))
     }
 }

@@ -41,8 +41,7 @@ struct RollupUpkeepTests {
         "rollups and per-day users equal GROUP BY over the stored events: awkward keys, pre-1970 times, re-sent batches"
     )
     func upkeepIsExact() async throws {
-        guard let database = try await TestDatabase.create() else { return }
-        defer { database.release() }
+        let database = try await TestDatabase.create()
         #expect(try TestDatabase.tally(["migrate", "--database-url", database.url]).status == 0)
         let events = Self.events(count: 6_000, seed: 7)
         let sink = PostgresSink(conninfo: database.url)

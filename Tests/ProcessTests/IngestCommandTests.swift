@@ -152,6 +152,6 @@ struct IngestCommandTests {
         let bad = try Self.run(["summary", "--since", "last tuesday", "--data-dir", data])
         #expect(bad.status == 64)
         let nowhere = try Self.run(["summary", "--data-dir", directory + "/none"])
-        #expect(nowhere.status == 1)
+        #expect(nowhere.status == 66)
     }
 }

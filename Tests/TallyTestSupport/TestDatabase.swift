@@ -1,8 +1,13 @@
 import Foundation
 import TallyPostgres
+import Testing
 
 /// A database of its own for one test, on the throwaway cluster scripts/test.sh starts
-/// (`$TALLY_TEST_DATABASE_URL`). Tests skip, saying so, when there is none.
+/// (`$TALLY_TEST_DATABASE_URL`).
+///
+/// Without a cluster a database test can never pass by accident: under scripts/test.sh (which sets
+/// `TALLY_TEST_REQUIRE_DATABASE=1`) it fails with ``MissingDatabase``; in a plain `swift test` it
+/// is cancelled, which the test runner reports as skipped, with the reason.
 public struct TestDatabase: Sendable {
     /// The URL of this test's database.
     public let url: String
@@ -10,18 +15,32 @@ public struct TestDatabase: Sendable {
     public let name: String
     private let adminURL: String
 
-    /// The throwaway cluster's superuser URL, or nil (and a note printed) outside scripts/test.sh.
-    public static var adminURL: String? {
-        guard let url = ProcessInfo.processInfo.environment["TALLY_TEST_DATABASE_URL"], !url.isEmpty else {
-            print("⚠︎ skipped: no TALLY_TEST_DATABASE_URL (scripts/test.sh starts a throwaway PostgreSQL)")
-            return nil
+    /// The throwaway cluster's superuser URL. Without one, throws ``MissingDatabase`` when a
+    /// database is required (scripts/test.sh), else cancels the current test (a skip, with why).
+    public static var adminURL: String {
+        get throws {
+            let environment = ProcessInfo.processInfo.environment
+            if let url = environment["TALLY_TEST_DATABASE_URL"], !url.isEmpty { return url }
+            if environment["TALLY_TEST_REQUIRE_DATABASE"] == "1" { throw MissingDatabase() }
+            try Test.cancel(Comment(rawValue: skipReason))
         }
-        return url
     }
 
-    /// A new, empty database; nil when there is no test cluster.
-    public static func create() async throws -> TestDatabase? {
-        guard let adminURL else { return nil }
+    private static let skipReason =
+        "skipped: no TALLY_TEST_DATABASE_URL. A plain `swift test` skips the PostgreSQL tests; "
+        + "scripts/test.sh starts a throwaway PostgreSQL and runs them (and fails them without one)."
+
+    /// Thrown by a database test run by scripts/test.sh without a database: a failure, not a skip.
+    public struct MissingDatabase: Error, CustomStringConvertible {
+        public var description: String {
+            "TALLY_TEST_REQUIRE_DATABASE=1 but TALLY_TEST_DATABASE_URL is empty: scripts/test.sh runs every "
+                + "PostgreSQL test and did not hand them its throwaway cluster (did tally_pg_start fail?)"
+        }
+    }
+
+    /// A new, empty database (see ``adminURL`` for what happens without a test cluster).
+    public static func create() async throws -> TestDatabase {
+        let adminURL = try adminURL
         let name = "tally_test_" + UUID().uuidString.lowercased().replacingOccurrences(of: "-", with: "").prefix(12)
         let admin = try await PostgresConnection.connect(adminURL)
         try await admin.execute("CREATE DATABASE \(name)")
@@ -31,15 +50,10 @@ public struct TestDatabase: Sendable {
         return TestDatabase(url: components.string!, name: String(name), adminURL: adminURL)
     }
 
-    /// Drops the database.
-    /// Leaves the database to the throwaway cluster, which scripts/test.sh deletes whole.
-    ///
-    /// Tests used to drop their database from a `Task` started in `defer`; one still connecting when
-    /// the test process exited crashed it (libpq's TLS negotiation against OpenSSL's exit-time
-    /// cleanup). Nothing is left running now; ``drop()`` remains for tests that can await it.
-    public func release() {}
-
-    /// Drops the database (await it before the test returns).
+    /// Drops the database (await it before the test returns). Tests that do not call it leave their
+    /// database to the throwaway cluster, which scripts/test.sh deletes whole: dropping from a `Task`
+    /// started in `defer` (fire and forget) once crashed the test process at exit (libpq's TLS
+    /// negotiation against OpenSSL's exit-time cleanup), so no test cleans up that way.
     public func drop() async {
         guard let admin = try? await PostgresConnection.connect(adminURL) else { return }
         try? await admin.execute("DROP DATABASE IF EXISTS \(name) WITH (FORCE)")

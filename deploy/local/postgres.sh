@@ -5,15 +5,24 @@
 #   deploy/local/postgres.sh start     installs PostgreSQL if missing, starts it, runs tally
 #                                      migrate, prints `export DATABASE_URL=…`
 #   deploy/local/postgres.sh url       prints the export line again
-#   deploy/local/postgres.sh stop      stops it (data kept)
-#   deploy/local/postgres.sh destroy   stops it and deletes its data
+#   deploy/local/postgres.sh stop      stops it (data kept), prints `unset DATABASE_URL`
+#   deploy/local/postgres.sh destroy   stops it and deletes its data, prints `unset DATABASE_URL`
 #
-#   eval "$(deploy/local/postgres.sh start)"
+#   eval "$(deploy/local/postgres.sh start)"     # DATABASE_URL set in this shell
+#   eval "$(deploy/local/postgres.sh stop)"      # and unset again: tally summary reads the file store
+#
+# $TALLY_LOCAL_PG_DIR moves the cluster (default .tally/postgres).
 set -euo pipefail
 cd "$(dirname "$0")/../.."
 source scripts/lib/common.sh
 source scripts/lib/postgres.sh
-dir="$PWD/.tally/postgres"
+dir="${TALLY_LOCAL_PG_DIR:-$PWD/.tally/postgres}"
+# While DATABASE_URL is set, `tally summary` reads PostgreSQL (and exits 69 once it is stopped).
+leave() {
+    echo "unset DATABASE_URL"
+    echo "$1; DATABASE_URL still points at it in shells that ran the start line: run \`unset DATABASE_URL\`" \
+        "there (or eval \"\$(deploy/local/postgres.sh stop)\") so that tally reads the file store again" >&2
+}
 case "${1:-start}" in
     start)
         if [ -f "$dir/cluster.env" ]; then
@@ -26,15 +35,23 @@ case "${1:-start}" in
             tally_pg_start "$dir" >&2
         fi
         tally_find_swift >&2
-        swift build --product tally >&2
-        .build/debug/tally migrate --database-url "$TALLY_TEST_DATABASE_URL" >&2
+        swift build -c release --product tally >&2
+        .build/release/tally migrate --database-url "$TALLY_TEST_DATABASE_URL" >&2
         echo "export DATABASE_URL='$TALLY_TEST_DATABASE_URL'"
         ;;
     url) tally_pg_load "$dir" && echo "export DATABASE_URL='$TALLY_TEST_DATABASE_URL'" ;;
-    stop) tally_pg_load "$dir" && tally_pg_stop ;;
+    stop)
+        if [ -f "$dir/cluster.env" ]; then
+            tally_pg_load "$dir" && tally_pg_stop
+            leave "stopped the local PostgreSQL in $dir"
+        else
+            leave "no local PostgreSQL in $dir"
+        fi
+        ;;
     destroy)
         if [ -f "$dir/cluster.env" ]; then tally_pg_load "$dir" && tally_pg_stop; fi
         rm -rf "$dir"
+        leave "deleted the local PostgreSQL in $dir"
         ;;
     *) awk 'NR > 1 && !/^#/ { exit } NR > 1 { sub(/^# ?/, ""); print }' "$0"; exit 64 ;;
 esac

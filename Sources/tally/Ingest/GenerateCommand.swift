@@ -55,7 +55,7 @@ struct GenerateCommand: ParsableCommand {
             try FileDescriptorWriter.writeAll(buffer, to: 1, path: "<stdout>")
         } catch {
             Terminal.error("cannot write: \(error)")
-            throw ExitCode(74)
+            throw ExitCode.ioError
         }
     }
 }

@@ -33,12 +33,21 @@ struct IngestCommand: AsyncParsableCommand {
             and goes to the sinks with backpressure. Rejected lines go to a rejects file (NDJSON with source, line, \
             reason, message and the raw line) that you can fix and ingest again.
 
-            Exit codes: 0 done (rejects within --max-rejects); 64 usage error; 65 more lines rejected than \
-            --max-rejects (reading stopped there); 69 the database could not be reached or refused the connection \
-            (nothing was read; try again later); 73 the data directory or the rejects file's directory is not \
-            writable (nothing was read); 74 an input could not be read or events could not be stored \
-            (they are in the dead-letter files); 75 interrupted by SIGTERM/SIGINT (everything accepted was stored; \
-            run again to finish: ids are stable).
+            Every input is checked before anything is read: a missing or unreadable file, or a directory, is a \
+            usage error. The report names the first rejected lines as FILE:LINE: reason; all of them are in the \
+            rejects file. An input that is probably not NDJSON (a JSON array, pretty-printed JSON, binary or \
+            compressed data) gets a warning naming the likely cause.
+
+            Sizes: each event may take --max-event-bytes as an NDJSON line (64 KiB, as tracked events); a line, \
+            which may hold a batch of events (Segment's {"batch": [...]}), may take --max-line-bytes (1 MiB), \
+            which must be at least --max-event-bytes.
+
+            Exit codes: 0 done (rejects within --max-rejects); 64 usage error; 65 the data: reading stopped at \
+            the rejected line beyond --max-rejects, or no line was accepted at all; 69 the database could not be \
+            reached or refused the connection (nothing was read; try again later); 73 the data directory or the \
+            rejects file's directory is not writable (nothing was read); 74 an input could not be read or events \
+            could not be stored (they are in the dead-letter files); 75 interrupted by SIGTERM/SIGINT \
+            (everything accepted was stored; run again to finish: ids are stable).
 
             Examples:
               tally ingest Examples/sample/events.ndjson --registry Examples/registry
@@ -85,11 +94,17 @@ struct IngestCommand: AsyncParsableCommand {
     @Option(name: .long, help: "The rejects file (default: DATA_DIR/rejects/ingest-TIME.ndjson).")
     var rejects: String?
 
-    @Option(name: .long, help: "Stop with exit code 65 once more lines than this are rejected.")
+    @Option(
+        name: .long,
+        help: "Tolerate at most this many rejected lines: the next one stops reading there, with exit code 65."
+    )
     var maxRejects: Int?
 
-    @Option(name: .long, help: "Reject lines longer than this many bytes.")
+    @Option(name: .long, help: "Reject lines longer than this many bytes (a line may hold a batch of events).")
     var maxLineBytes: Int = 1 << 20
+
+    @Option(name: .long, help: "Reject events larger than this many bytes as NDJSON (at most --max-line-bytes).")
+    var maxEventBytes: Int = ValidationLimits().maxEventBytes
 
     @Option(name: .long, help: "The final report: text or json.")
     var report: ReportFormat = .text
@@ -114,12 +129,28 @@ struct IngestCommand: AsyncParsableCommand {
 
     func validate() throws {
         if let maxRejects, maxRejects < 0 { throw ValidationError("--max-rejects must be 0 or more.") }
-        guard maxLineBytes >= 64 else { throw ValidationError("--max-line-bytes must be at least 64.") }
+        guard maxEventBytes >= 64 else { throw ValidationError("--max-event-bytes must be at least 64.") }
+        guard maxLineBytes >= maxEventBytes else {
+            throw ValidationError(
+                "--max-line-bytes \(maxLineBytes) is below --max-event-bytes \(maxEventBytes): an event within its "
+                    + "limit could not be read; raise --max-line-bytes or lower --max-event-bytes."
+            )
+        }
         if let feature, let problem = NamingRules.problemWithSentName(feature) {
             throw ValidationError("--feature \(problem); give a name like shop or checkout.")
         }
-        for file in files where file != "-" && !FileManager.default.isReadableFile(atPath: file) {
-            throw ValidationError("\(file) does not exist or cannot be read.")
+        // Every input, before anything is read: a bad last argument must not fail a run half done.
+        for file in files where file != "-" {
+            var isDirectory: ObjCBool = false
+            guard FileManager.default.fileExists(atPath: file, isDirectory: &isDirectory) else {
+                throw ValidationError("\(file) does not exist.")
+            }
+            if isDirectory.boolValue {
+                throw ValidationError("\(file) is a directory: give the files in it (\(file)/*.ndjson).")
+            }
+            guard FileManager.default.isReadableFile(atPath: file) else {
+                throw ValidationError("\(file) cannot be read (permissions).")
+            }
         }
     }
 
@@ -135,7 +166,7 @@ struct IngestCommand: AsyncParsableCommand {
         var postgresSink: PostgresSink?
         for sink in sinks {
             switch sink {
-            case .file: eventSinks.append(FileSink(directory: store.dataDir, logger: logger))
+            case .file: eventSinks.append(FileSink(directory: store.path, logger: logger))
             case .stdout: eventSinks.append(StdoutSink(format: .ndjson))
             case .postgres:
                 let sink = PostgresSink(
@@ -153,22 +184,21 @@ struct IngestCommand: AsyncParsableCommand {
             registry.registry != nil
                 || ProcessInfo.processInfo.environment["TALLY_REGISTRY"].map { !$0.isEmpty } == true
             ? try registry.load() : nil
-        let rejectsPath = rejects ?? "\(store.dataDir)/rejects/ingest-\(Self.fileTimestamp()).ndjson"
+        let rejectsPath = rejects ?? "\(store.path)/rejects/ingest-\(Self.fileTimestamp()).ndjson"
         // Dead letters always go to the data directory, rejects next to their file: both must be
         // writable before anything is read, or events would only be found unstorable at the end.
         for (directory, option) in [
-            (store.dataDir, "--data-dir"), ((rejectsPath as NSString).deletingLastPathComponent, "--rejects"),
+            (store.path, "--data-dir"), ((rejectsPath as NSString).deletingLastPathComponent, "--rejects"),
         ] where !directory.isEmpty {
             do {
                 try Directory.checkWritable(directory)
             } catch {
-                Terminal.error("cannot write to \(directory) (\(error)); choose another \(option)")
-                throw ExitCode(73)
+                throw CommandFailure(.cannotCreate, "cannot write to \(directory) (\(error)); choose another \(option)")
             }
         }
         let pipeline = EventPipeline(
             sinks: eventSinks,
-            deadLetters: FileDeadLetterSink(directory: store.dataDir),
+            deadLetters: FileDeadLetterSink(directory: store.path),
             // Bounded memory whatever the input: ~30k events in flight at most (queue, batcher, sink queues).
             // 5,000-event batches: PostgreSQL's per-statement and rollup costs shrink with batch size
             // (2,000: rollups +30%, 5,000: +20% on the benchmark).
@@ -185,7 +215,7 @@ struct IngestCommand: AsyncParsableCommand {
         let display = !quiet && Terminal.stderrIsTerminal ? ProgressDisplay() : nil
         let job = IngestJob(
             options: IngestJob.Options(
-                validator: EventValidator(registry: plans),
+                validator: EventValidator(registry: plans, limits: ValidationLimits(maxEventBytes: maxEventBytes)),
                 maxLineLength: maxLineBytes,
                 maxRejects: maxRejects,
                 rejectsPath: rejectsPath,
@@ -211,12 +241,8 @@ struct IngestCommand: AsyncParsableCommand {
         var result: IngestReport
         switch service.outcome {
         case .success(let report)?: result = report
-        case .failure(let error)?:
-            Terminal.error("\(error)")
-            throw ExitCode(74)
-        case nil:
-            Terminal.error("interrupted before reading started")
-            throw ExitCode(75)
+        case .failure(let error)?: throw CommandFailure(.ioError, "\(error)")
+        case nil: throw CommandFailure(.temporaryFailure, "interrupted before reading started")
         }
         let statistics = pipeline.statistics
         result.stored = statistics.delivered
@@ -237,41 +263,13 @@ struct IngestCommand: AsyncParsableCommand {
         } else {
             FileHandle.standardOutput.write(Data(text.utf8))
         }
-        if result.notStored > 0 {
-            let kept = statistics.deadLettered
-            Terminal.error(
-                "\(result.notStored) events could not be stored; reading stopped. "
-                    + (kept > 0 ? "\(kept) are kept in \(store.dataDir)/dead-letter. " : "")
-                    + (statistics.lost > 0
-                        ? "\(statistics.lost) could not be dead-lettered either (see the errors above). " : "")
-                    + "Run the same command again once the sink is back: ids are stable, nothing is stored twice."
-            )
-            throw ExitCode(74)
-        }
-        if let maxRejects, result.rejectedCount > maxRejects { throw ExitCode(65) }
-        if result.interrupted { throw ExitCode(75) }
-    }
-
-    /// Fails fast, before reading anything, when the database cannot take events.
-    private func checkDatabase() async throws {
-        do {
-            let connection = try await PostgresConnection.connect(database.conninfo)
-            let ready = try await connection.query("SELECT to_regclass('tally.events') IS NOT NULL")
-            await connection.close()
-            guard ready.first?.first == "t" else {
-                Terminal.error("the database has no tally tables yet: run `tally migrate` first")
-                throw ExitCode(74)
-            }
-        } catch let error as PostgresError where error.isConnectionProblem {
-            Terminal.error(
-                "cannot connect to the database: \(error.message)\n"
-                    + "  check --database-url (or DATABASE_URL / PG*) and that the server is up; `tally doctor` tells more"
-            )
-            throw ExitCode(69)
-        } catch let error as PostgresError {
-            Terminal.error("cannot use the database: \(error.message)")
-            throw ExitCode(74)
-        }
+        for warning in result.warnings { Terminal.error("warning: " + warning) }
+        try IngestOutcome(
+            report: result,
+            statistics: statistics,
+            dataDirectory: store.path,
+            maxRejects: maxRejects
+        ).check()
     }
 
     static func fileTimestamp() -> String {

@@ -1,22 +1,30 @@
 import Foundation
 import TallyCore
 import TallyIngest
+import TallyReports
 import TallySchema
 
 /// The final report of `tally ingest`, for people and for scripts.
 enum IngestReportRenderer {
     static func text(_ report: IngestReport, sinks: [String]) -> String {
         var lines: [String] = []
-        let sourceCount = report.sources.count
         lines.append(
-            "read \(report.lines) lines from \(sourceCount) input\(sourceCount == 1 ? "" : "s"): \(report.accepted) accepted, "
-                + "\(report.rejectedCount) rejected, \(report.blankLines) blank"
+            "read \(Plural.count(report.lines, "line")) from \(Plural.count(report.sources.count, "input")): "
+                + "\(report.accepted) accepted, \(report.rejectedCount) rejected, \(report.blankLines) blank"
                 + "  (validation: \(report.validation == "registry" ? "tracking plans" : "structural only, no --registry"))"
         )
         if !report.rejected.isEmpty {
             let reasons = report.rejected.sorted { $0.value == $1.value ? $0.key < $1.key : $0.value > $1.value }
                 .map { "\($0.key.rawValue) \($0.value)" }.joined(separator: ", ")
             lines.append("  rejected by reason: \(reasons)")
+        }
+        if !report.firstRejects.isEmpty {
+            let more = report.rejectedCount - report.firstRejects.count
+            lines.append(
+                report.rejectedCount == report.firstRejects.count
+                    ? "  rejected lines:" : "  first rejected lines (\(more) more in the rejects file):"
+            )
+            lines += report.firstRejects.map { "    \($0)" }
         }
         if let file = report.rejectsFile { lines.append("  rejected lines written to \(file)") }
         let stored = sinks.map { "\($0) \(report.stored[$0, default: 0])" }.joined(separator: ", ")
@@ -37,6 +45,9 @@ enum IngestReportRenderer {
                 "  postgres: \(database.inserted) new, \(database.duplicates) duplicates skipped"
                     + (database.failed > 0 ? ", \(database.failed) refused (in tally.failed_events)" : "")
             )
+        }
+        if let stop = report.stoppedAt {
+            lines.append("  stopped at \(stop.source):\(stop.line), over --max-rejects: nothing after it was read")
         }
         if report.interrupted { lines.append("  stopped early: run the same command again to finish (ids are stable)") }
         return lines.joined(separator: "\n") + "\n"
@@ -68,6 +79,9 @@ enum IngestReportRenderer {
             ),
             JSONMember(key: "not_stored", value: number(Int(report.notStored))),
             JSONMember(key: "interrupted", value: .bool(report.interrupted)),
+            JSONMember(key: "reject_limit_reached", value: .bool(report.rejectLimitReached)),
+            JSONMember(key: "first_rejects", value: .array(report.firstRejects.map(rejectedLine))),
+            JSONMember(key: "warnings", value: .array(report.warnings.map(JSONValue.string))),
             JSONMember(key: "bytes", value: number(report.bytes)),
             JSONMember(
                 key: "elapsed_seconds",
@@ -85,6 +99,16 @@ enum IngestReportRenderer {
             object.append(JSONMember(key: "peak_rss_bytes", value: number(peak)))
         }
         return JSONWriter.text(.object(object)) + "\n"
+    }
+
+    private static func rejectedLine(_ rejected: RejectedLine) -> JSONValue {
+        .object([
+            JSONMember(key: "source", value: .string(rejected.source)),
+            JSONMember(key: "line", value: number(rejected.line)),
+            JSONMember(key: "reason", value: .string(rejected.reason.rawValue)),
+            JSONMember(key: "path", value: .string(rejected.path)),
+            JSONMember(key: "message", value: .string(rejected.message)),
+        ])
     }
 
     private static func number(_ value: Int) -> JSONValue { .number(JSONNumber(text: String(value))) }

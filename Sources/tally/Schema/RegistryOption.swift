@@ -16,7 +16,7 @@ struct RegistryOption: ParsableArguments {
         throw ValidationError("No registry: pass --registry DIR or set TALLY_REGISTRY.")
     }
 
-    /// Loads the registry, printing every problem to stderr and exiting 1 when there are any.
+    /// Loads the registry, printing every problem to stderr and exiting 65 when there are any.
     func load() throws -> SchemaRegistry {
         let directory = try directory()
         do {
@@ -24,7 +24,7 @@ struct RegistryOption: ParsableArguments {
         } catch {
             Terminal.error("the registry \(directory) has problems:")
             for problem in error.problems { Terminal.error("  \(problem)") }
-            throw ExitCode(1)
+            throw ExitCode.dataError
         }
     }
 }

@@ -45,7 +45,7 @@ struct SchemaDiffCommand: ParsableCommand {
             Terminal.error(
                 "\(problems) event\(problems == 1 ? "" : "s") need\(problems == 1 ? "s" : "") a larger version bump"
             )
-            throw ExitCode(1)
+            throw ExitCode.findings
         }
     }
 }

@@ -83,7 +83,7 @@ struct SchemaImportCommand: ParsableCommand {
                 }
             } catch {
                 Terminal.error("cannot write to \(output): \(error.localizedDescription)")
-                throw ExitCode(74)
+                throw ExitCode.ioError
             }
         }
         Terminal.print(
@@ -92,6 +92,6 @@ struct SchemaImportCommand: ParsableCommand {
                 + (dryRun ? " (dry run: nothing written)" : " written to \(output ?? "")")
         )
         // Nothing to show for the run but refusals: a script must not take that for success.
-        if report.importedNothing { throw ExitCode.failure }
+        if report.importedNothing { throw ExitCode.findings }
     }
 }

@@ -34,7 +34,7 @@ struct SchemaLintCommand: ParsableCommand {
         } catch {
             for problem in error.problems { Terminal.print(problem.description) }
             Terminal.error("\(error.problems.count) problem\(error.problems.count == 1 ? "" : "s") in \(directory)")
-            throw ExitCode(1)
+            throw ExitCode.findings
         }
     }
 }

@@ -42,7 +42,7 @@ struct SchemaShowCommand: ParsableCommand {
             } else {
                 Terminal.error("\(event) has no version \(version ?? ""); registered: \(known.joined(separator: ", "))")
             }
-            throw ExitCode(1)
+            throw ExitCode.findings
         }
         let versions = loaded.versions(of: event).map(\.version.description).joined(separator: ", ")
         Terminal.print("event:       \(schema.name)")

@@ -11,19 +11,33 @@ struct SummaryCommand: AsyncParsableCommand {
         abstract: "Summarize stored events by feature, event, day or hour.",
         discussion: """
             Per row: events (each counted once, however often it was stored), unique users (user_id, else \
-            anonymous_id), event types, first and last seen. Reads PostgreSQL when --database-url or DATABASE_URL is \
-            given (rollups, or the raw events with --exact), else the file store under --data-dir.
+            anonymous_id), event types, first and last seen; then a total row (users and event types distinct \
+            over all rows).
+
+            Which store: --store file|postgres; else the file store when --data-dir is given (even with \
+            DATABASE_URL set), PostgreSQL when --database-url is given, or when DATABASE_URL (or PGHOST / \
+            PGDATABASE) is set; else the file store ($TALLY_DATA_DIR, else ./tally-data). The table's first line \
+            and the JSON's "store" say which store was read and what chose it.
+
+            Exit codes: 0 done; 64 usage error (--until not after --since, --by twice, --data-dir with \
+            --store postgres, …); 66 no file store at the data directory; 69 the database could not be reached \
+            or refused the connection; 74 the store could not be read (or has no tally tables: tally migrate).
 
             Examples:
               tally summary                                  # by feature
+              tally summary --by event --sort count --limit 10
               tally summary --by day --feature episode --since 7d
               tally summary --by event --format csv > events.csv
               tally summary --by hour --since 2026-11-21 --until 2026-11-22 --format json
+              tally summary --store file                     # the file store even with DATABASE_URL set
             """
     )
 
-    @Option(name: .long, help: "Group by feature, event, day or hour.")
-    var by: SummaryQuery.Grouping = .feature
+    @Option(
+        name: .long,
+        help: ArgumentHelp("Group by feature, event, day or hour (once).", valueName: "grouping")
+    )
+    var by: [SummaryQuery.Grouping] = []
 
     @Option(name: .long, help: "Only this feature.")
     var feature: String?
@@ -37,13 +51,22 @@ struct SummaryCommand: AsyncParsableCommand {
     )
     var since: String?
 
-    @Option(name: .long, help: "Before this time, in the same forms as --since.")
+    @Option(name: .long, help: "Before this time, in the same forms as --since; must be after --since.")
     var until: String?
+
+    @Option(name: .long, help: "Row order: name (features and events A–Z, days and hours in time order) or count.")
+    var sort: SummaryQuery.Sort = .name
+
+    @Option(name: .long, help: "Show at most this many rows (the total row still counts them all).")
+    var limit: Int?
 
     @Option(name: .long, help: "table, json or csv.")
     var format: SummaryFormat = .table
 
-    @OptionGroup var store: DataDirectoryOption
+    @Option(name: .long, help: "The store to read: file or postgres (default: see below).")
+    var store: SummaryStore.Kind?
+
+    @OptionGroup var dataDirectory: DataDirectoryOption
 
     @OptionGroup var database: DatabaseOption
 
@@ -51,49 +74,102 @@ struct SummaryCommand: AsyncParsableCommand {
     var exact = false
 
     func validate() throws {
+        if by.count > 1 {
+            throw ValidationError(
+                "--by given \(by.count) times (\(by.map(\.rawValue).joined(separator: ", "))): give one grouping; "
+                    + "for a grouping within a feature, filter with --feature and group with --by event."
+            )
+        }
+        if let limit, limit < 1 { throw ValidationError("--limit must be 1 or more.") }
+        let now = Timestamp.now()
+        var times: [Timestamp] = []
         for (flag, value) in [("--since", since), ("--until", until)] {
-            if let value, SummaryQuery.parseTime(value) == nil {
+            guard let value else { continue }
+            guard let time = SummaryQuery.parseTime(value, now: now) else {
                 throw ValidationError(
                     "\(flag) \(value.debugDescription): use RFC 3339, a date like 2026-11-22, or 7d / 36h / 90m."
                 )
             }
+            times.append(time)
+        }
+        if times.count == 2, !(times[0] < times[1]), let since, let until {
+            throw ValidationError(
+                "--until \(until) (\(times[1].rfc3339)) is not after --since \(since) (\(times[0].rfc3339)): "
+                    + "nothing could match; swap them?"
+            )
+        }
+        _ = try chosenStore()
+    }
+
+    private func chosenStore() throws -> SummaryStore {
+        do {
+            return try SummaryStore.choose(
+                store: store,
+                dataDirectory: dataDirectory.dataDir,
+                databaseURL: database.databaseURL,
+                environment: ProcessInfo.processInfo.environment
+            )
+        } catch {
+            throw ValidationError(error.description)
         }
     }
 
     func run() async throws {
         let now = Timestamp.now()
         let query = SummaryQuery(
-            grouping: by,
+            grouping: by.first ?? .feature,
             feature: feature,
             event: event,
             since: since.flatMap { SummaryQuery.parseTime($0, now: now) },
-            until: until.flatMap { SummaryQuery.parseTime($0, now: now) }
+            until: until.flatMap { SummaryQuery.parseTime($0, now: now) },
+            sort: sort,
+            limit: limit
         )
-        if database.isGiven {
+        var store = try chosenStore()
+        let summary: Summary
+        switch store.kind {
+        case .postgres:
             do {
-                let connection = try await PostgresConnection.connect(database.conninfo)
-                let summary = try await PostgresSummarizer(connection: connection).summarize(query, exact: exact)
+                let connection = try await PostgresConnection.connect(store.conninfo)
+                store.location = try await Self.describe(connection)
+                summary = try await PostgresSummarizer(connection: connection).summarize(query, exact: exact)
                 await connection.close()
-                FileHandle.standardOutput.write(Data(format.render(summary, query: query).utf8))
-                return
             } catch let error as PostgresError {
-                Terminal.error(error.message)
-                throw ExitCode(74)
+                throw CommandFailure(database: error, doing: "cannot read the database")
+            }
+        case .file:
+            guard FileManager.default.fileExists(atPath: store.directory) else {
+                throw CommandFailure(
+                    .noInput,
+                    "no file store at \(store.directory) (run `tally ingest` first, or pass --data-dir"
+                        + (store.note.map { "; \($0)" } ?? "") + ")"
+                )
+            }
+            do {
+                summary = try FileStoreSummarizer(directory: store.directory).summarize(query)
+            } catch {
+                throw CommandFailure(.ioError, "cannot read the file store in \(store.directory): \(error)")
             }
         }
-        guard FileManager.default.fileExists(atPath: store.dataDir) else {
-            Terminal.error("no file store at \(store.dataDir) (run `tally ingest` first, or pass --data-dir)")
-            throw ExitCode(1)
-        }
-        do {
-            let summary = try FileStoreSummarizer(directory: store.dataDir).summarize(query)
-            FileHandle.standardOutput.write(Data(format.render(summary, query: query).utf8))
-        } catch {
-            Terminal.error("cannot read the file store: \(error)")
-            throw ExitCode(74)
-        }
+        // CSV has no room for the store line: say it on stderr when another store was configured too.
+        if format == .csv, store.note != nil { Terminal.error("read " + store.headline) }
+        FileHandle.standardOutput.write(Data(format.render(summary, query: query, store: store).utf8))
+    }
+
+    /// The database as the server names it: never the URL, which may hold a password.
+    private static func describe(_ connection: PostgresConnection) async throws -> String {
+        let rows = try await connection.query(
+            "SELECT current_database(), host(inet_server_addr()), current_setting('port')"
+        )
+        let row = rows.first ?? []
+        let name = row.first.flatMap { $0 } ?? "?"
+        let port = row.count > 2 ? row[2] ?? "" : ""
+        if row.count > 1, let host = row[1] { return "database \(name) on \(host):\(port)" }
+        return "database \(name) (local socket, port \(port))"
     }
 }
 
 extension SummaryQuery.Grouping: ExpressibleByArgument {}
+extension SummaryQuery.Sort: ExpressibleByArgument {}
 extension SummaryFormat: ExpressibleByArgument {}
+extension SummaryStore.Kind: ExpressibleByArgument {}

@@ -1,0 +1,29 @@
+public import TallySchema
+
+/// One rejected line, as the console report names it: `file:line: reason at path: message`.
+public struct RejectedLine: Sendable, Hashable, CustomStringConvertible {
+    /// The input (`<stdin>` for standard input).
+    public var source: String
+    /// The line number, from 1.
+    public var line: Int
+    /// Why it was rejected.
+    public var reason: ReasonCode
+    /// The JSON path at fault (`$` for the whole line).
+    public var path: String
+    /// What was wrong, for people.
+    public var message: String
+
+    /// A rejected line.
+    public init(source: String, line: Int, reason: ReasonCode, path: String, message: String) {
+        self.source = source
+        self.line = line
+        self.reason = reason
+        self.path = path
+        self.message = message
+    }
+
+    /// `events.ndjson:12: type_mismatch at $.properties.position: expected integer`.
+    public var description: String {
+        "\(source):\(line): \(reason.rawValue)" + (path == "$" ? "" : " at \(path)") + ": \(message)"
+    }
+}

@@ -1,0 +1,90 @@
+import Foundation
+import TallyTestSupport
+import Testing
+
+/// Issue 15, item 9: sysexits codes, one meaning each, the same in every command.
+@Suite("exit codes (CLI)", .serialized)
+struct ExitCodeTests {
+    @Test("a database that is down is 69 in every command that uses one")
+    func databaseDownIs69Everywhere() throws {
+        let directory = try CLI.temporaryDirectory("exit")
+        defer { try? FileManager.default.removeItem(atPath: directory) }
+        let commands: [[String]] = [
+            ["ingest", "Examples/sample/events.ndjson", "--sink", "postgres", "--quiet", "--data-dir", directory],
+            ["summary"], ["summary", "--exact", "--by", "event"], ["migrate"], ["doctor"],
+        ]
+        for command in commands {
+            let flag = try CLI.run(command + ["--database-url", CLI.downDatabase])
+            #expect(flag.status == 69, "\(command) --database-url: \(flag.stderr)")
+            let environment = try CLI.run(command, environment: ["DATABASE_URL": CLI.downDatabase])
+            #expect(environment.status == 69, "\(command) with DATABASE_URL: \(environment.stderr)")
+        }
+    }
+
+    @Test("usage errors are 64: --until not after --since, --by twice, a missing or directory input, bad limits")
+    func usageErrors() throws {
+        let directory = try CLI.temporaryDirectory("exit")
+        defer { try? FileManager.default.removeItem(atPath: directory) }
+        let data = try CLI.store([CLI.event()], in: directory)
+        let cases: [([String], String)] = [
+            (
+                ["summary", "--since", "2026-11-22", "--until", "2026-11-21", "--data-dir", data],
+                "is not after --since"
+            ),
+            (
+                ["summary", "--since", "2026-11-22", "--until", "2026-11-22", "--data-dir", data],
+                "is not after --since"
+            ),
+            (["summary", "--since", "1d", "--until", "2d", "--data-dir", data], "is not after --since"),
+            (["summary", "--by", "day", "--by", "event", "--data-dir", data], "--by given 2 times"),
+            (["summary", "--limit", "0", "--data-dir", data], "--limit must be 1 or more"),
+            (["ingest", directory + "/nope.ndjson"], "does not exist"),
+            (["ingest", directory], "is a directory"),
+            (["ingest", "--max-line-bytes", "1000", "--max-event-bytes", "2000"], "is below --max-event-bytes"),
+        ]
+        for (arguments, message) in cases {
+            let result = try CLI.run(arguments)
+            #expect(result.status == 64, "\(arguments): \(result.stderr)")
+            #expect(result.stderr.contains(message), "\(arguments): \(result.stderr)")
+        }
+    }
+
+    @Test("65 data, 66 no store, 73 cannot create; every code documented in --help")
+    func otherCodes() throws {
+        let directory = try CLI.temporaryDirectory("exit")
+        defer { try? FileManager.default.removeItem(atPath: directory) }
+        let noStore = try CLI.run(["summary", "--data-dir", directory + "/none"])
+        #expect(noStore.status == 66)
+        #expect(noStore.stderr.contains("no file store at \(directory)/none"))
+        let garbage = directory + "/garbage.ndjson"
+        try CLI.write(["not json", "still not json"], to: garbage)
+        let nothingAccepted = try CLI.run(["ingest", garbage, "--data-dir", directory + "/data", "--quiet"])
+        #expect(nothingAccepted.status == 65, "\(nothingAccepted.stderr)")
+        let file = directory + "/a-file"
+        try "x".write(toFile: file, atomically: true, encoding: .utf8)
+        let unwritable = try CLI.run(["ingest", garbage, "--data-dir", file + "/data", "--quiet"])
+        #expect(unwritable.status == 73, "\(unwritable.stderr)")
+        let brokenRegistry = directory + "/registry"
+        try FileManager.default.createDirectory(atPath: brokenRegistry, withIntermediateDirectories: true)
+        try "{ not json".write(toFile: brokenRegistry + "/shop.json", atomically: true, encoding: .utf8)
+        let registry = try CLI.run(["ingest", garbage, "--registry", brokenRegistry, "--data-dir", directory + "/d"])
+        #expect(registry.status == 65, "a registry with problems is a data error: \(registry.stderr)")
+        let help = try CLI.run(["--help"])
+        for code in ["64", "65", "66", "69", "73", "74", "75"] {
+            #expect(help.stdout.contains(code), "tally --help documents \(code)")
+        }
+    }
+
+    @Test("commands exit through the named sysexits constants, never a bare number")
+    func namedConstantsOnly() throws {
+        let sources = TestDatabase.repository + "/Sources/tally"
+        let files = FileManager.default.enumerator(atPath: sources)?.compactMap { $0 as? String } ?? []
+        var checked = 0
+        for file in files where file.hasSuffix(".swift") && file != "ExitCode+Sysexits.swift" {
+            let text = try String(contentsOfFile: sources + "/" + file, encoding: .utf8)
+            #expect(text.firstRange(of: #/ExitCode\(\d+\)/#) == nil, "\(file) uses a bare exit code")
+            checked += 1
+        }
+        #expect(checked > 10)
+    }
+}
