@@ -57,17 +57,17 @@ func makeAppPipeline(dataDirectory: String, registry: SchemaRegistry) -> EventPi
 /// The pipeline is a `Service`: run it in the app's `ServiceGroup`, next to the app itself, and
 /// it flushes everything accepted when the group shuts down (SIGTERM, SIGINT, or the app ending).
 func runApp(pipeline: EventPipeline, app: some Service, logger: Logger) async throws {
-    let group = ServiceGroup(
-        configuration: ServiceGroupConfiguration(
-            services: [
-                .init(service: pipeline),
-                .init(service: app, successTerminationBehavior: .gracefullyShutdownGroup),
-            ],
-            gracefulShutdownSignals: [.sigterm, .sigint],
-            logger: logger
-        )
+    var configuration = ServiceGroupConfiguration(
+        services: [
+            .init(service: pipeline),
+            .init(service: app, successTerminationBehavior: .gracefullyShutdownGroup),
+        ],
+        gracefulShutdownSignals: [.sigterm, .sigint],
+        logger: logger
     )
-    try await group.run()
+    // A bound on shutdown: past it, writes still running are cancelled and dead-lettered.
+    configuration.maximumGracefulShutdownDuration = .seconds(10)
+    try await ServiceGroup(configuration: configuration).run()
 }
 
 /// What the features get: a `TrackerContract` bound to their feature and the current user.
