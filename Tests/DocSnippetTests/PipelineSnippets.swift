@@ -30,8 +30,13 @@ struct CollectorSink: EventSink {
     }
 }
 
-struct CollectorError: Error, CustomStringConvertible {
+/// Says whether a retry can help: a 5xx, 408 or 429 may pass; any other 4xx will be refused
+/// again, so the pipeline dead-letters that batch at once instead of retrying it.
+struct CollectorError: ClassifiedError, CustomStringConvertible {
     let status: Int
+    var errorClass: SinkErrorClass {
+        status >= 500 || status == 408 || status == 429 ? .transient : .permanent
+    }
     var description: String { "the collector answered HTTP \(status)" }
 }
 
@@ -109,6 +114,7 @@ struct PipelineSnippetTests {
         #expect(posted.withLock { $0.count } == 3, "two failed attempts, then a success")
         #expect(posted.withLock { $0.last?.split(separator: "\n").count } == 2)
         #expect(deadLetters.letters.first?.reason == "the collector answered HTTP 503")
+        #expect(CollectorError(status: 403).errorClass == .permanent)
     }
 
     @Test("the app pipeline validates against the plans and stores in the file store")
