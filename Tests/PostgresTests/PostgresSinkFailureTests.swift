@@ -51,16 +51,14 @@ struct PostgresSinkFailureTests {
                 retry: RetryPolicy(maxAttempts: 10, initialBackoff: .seconds(1), jitter: 0)
             )
         )
-        let started = ContinuousClock.now
         try await pipeline.running {
             try await pipeline.send(contentsOf: Self.events(count: 100))
             await deadLetters.waitForLetters(count: 1)
         }
-        #expect(ContinuousClock.now - started < .seconds(5), "no backoff was waited")
         let letter = try #require(deadLetters.letters.first)
         #expect(letter.attempts == 1)
         #expect(letter.reason.contains("42501"), "insufficient_privilege: \(letter.reason)")
-        #expect(pipeline.statistics.retries == 0)
+        #expect(pipeline.statistics.retries == 0, "no backoff was waited")
         #expect(pipeline.statistics.deadLettered == 100)
     }
 
@@ -110,7 +108,8 @@ struct PostgresSinkFailureTests {
         let cancelled = ContinuousClock.now
         query.cancel()
         await #expect(throws: CancellationError.self) { try await query.value }
-        #expect(ContinuousClock.now - cancelled < .seconds(2))
+        // pg_sleep(30) would take 30 s; the margin is for a suite that keeps both cores busy.
+        #expect(ContinuousClock.now - cancelled < .seconds(10))
         #expect(try await connection.query("SELECT 1") == [["1"]])
         #expect(await connection.isReusable)
 
