@@ -185,7 +185,9 @@ let package = Package(
         ),
         .testTarget(
             name: "PostgresTests",
-            dependencies: ["TallyPostgres", "TallyCore", "TallyReports", "TallyIngest", "TallyTestSupport"],
+            dependencies: [
+                "TallyPostgres", "TallyCore", "TallyPipeline", "TallyReports", "TallyIngest", "TallyTestSupport",
+            ],
             swiftSettings: strict
         ),
         .testTarget(

@@ -102,17 +102,18 @@ struct EpisodeDemoCommand: AsyncParsableCommand {
             visits: untilSignal ? nil : visits,
             logger: logger
         )
-        let group = ServiceGroup(
-            configuration: ServiceGroupConfiguration(
-                services: [
-                    .init(service: pipeline),
-                    .init(service: app, successTerminationBehavior: .gracefullyShutdownGroup),
-                ],
-                gracefulShutdownSignals: [.sigterm, .sigint],
-                logger: logger
-            )
+        var configuration = ServiceGroupConfiguration(
+            services: [
+                .init(service: pipeline),
+                .init(service: app, successTerminationBehavior: .gracefullyShutdownGroup),
+            ],
+            gracefulShutdownSignals: [.sigterm, .sigint],
+            logger: logger
         )
-        try await group.run()
+        // Past this, shutdown turns into cancellation: writes in progress are cancelled and what is
+        // left goes to the dead-letter files at once, so the process always ends.
+        configuration.maximumGracefulShutdownDuration = .seconds(10)
+        try await ServiceGroup(configuration: configuration).run()
         let statistics = pipeline.statistics
         let report =
             "episode-demo: accepted=\(statistics.accepted) dropped=\(statistics.dropped) "

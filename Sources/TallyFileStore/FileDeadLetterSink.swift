@@ -13,9 +13,13 @@ public import TallyPipeline
 /// failure, written and fsynced before ``store(_:)`` returns.
 ///
 /// `{"failed_at":"…","sink":"postgres","reason":"…","attempts":5,"event":{…the envelope…}}`
-public actor FileDeadLetterSink: DeadLetterSink {
+///
+/// The system calls run on a ``BlockingIO`` queue of its own, off the cooperative pool, one
+/// letter at a time.
+public final class FileDeadLetterSink: DeadLetterSink {
     /// Where the files go.
-    public nonisolated let layout: FileStoreLayout
+    public let layout: FileStoreLayout
+    private let io = BlockingIO(label: "tally.dead-letter")
 
     /// A dead-letter sink under `directory` (created when missing).
     public init(directory: String = FileStoreLayout.defaultRoot) {
@@ -38,13 +42,15 @@ public actor FileDeadLetterSink: DeadLetterSink {
             bytes.removeLast()  // the envelope's newline
             bytes.append(contentsOf: "}\n".utf8)
         }
-        try Directory.create(layout.deadLetterDirectory)
-        let path = layout.deadLetterFile(day: letter.failedAt.utcDate)
-        let descriptor = systemOpen(path, O_WRONLY | O_APPEND | O_CREAT | O_CLOEXEC, 0o644)
-        guard descriptor >= 0 else { throw IOError(operation: "open", path: path, errno: errno) }
-        defer { close(descriptor) }
-        try FileDescriptorWriter.writeAll(bytes, to: descriptor, path: path)
-        if fsync(descriptor) != 0 { throw IOError(operation: "fsync", path: path, errno: errno) }
-        try FileSink.syncDirectory(layout.deadLetterDirectory)
+        let (directory, path) = (layout.deadLetterDirectory, layout.deadLetterFile(day: letter.failedAt.utcDate))
+        try await io.run { [bytes] _ throws(IOError) in
+            try Directory.create(directory)
+            let descriptor = systemOpen(path, O_WRONLY | O_APPEND | O_CREAT | O_CLOEXEC, 0o644)
+            guard descriptor >= 0 else { throw IOError(operation: "open", path: path, errno: errno) }
+            defer { close(descriptor) }
+            try FileDescriptorWriter.writeAll(bytes, to: descriptor, path: path)
+            if fsync(descriptor) != 0 { throw IOError(operation: "fsync", path: path, errno: errno) }
+            try DayFiles.syncDirectory(directory)
+        }
     }
 }

@@ -9,8 +9,9 @@ public import TallySchema
 /// through the pipeline with backpressure.
 ///
 /// Lines without `event_id` get an id derived from their bytes, so ingesting a file twice stores
-/// each event once. Reading uses blocking `read(2)` in 1 MiB chunks; the pipeline's sinks run
-/// concurrently on other tasks.
+/// each event once. Inputs are read in 1 MiB chunks by `read(2)` on a queue of the job's own
+/// (``BlockingIO``), off the cooperative pool, so a pipe that sends nothing holds up no other task
+/// and ``stop()`` ends the wait; the pipeline's sinks run concurrently on other tasks.
 public final class IngestJob {
     /// Settings of one run.
     public struct Options: Sendable {
@@ -76,6 +77,9 @@ public final class IngestJob {
     private var pending: [EventEnvelope] = []
     private var stopRequested = false
     private var diagnosis: InputDiagnosis?
+    private let io = BlockingIO(label: "tally.ingest.read")
+    /// Requested by ``stop()``: ends a wait for input.
+    private let interruption = Interruption()
 
     /// A job feeding `pipeline`; `progress` is called after each chunk read.
     public init(options: Options, pipeline: EventPipeline, progress: ((Progress) -> Void)? = nil) {
@@ -103,6 +107,12 @@ public final class IngestJob {
         return report
     }
 
+    /// Stops reading, from any thread: a wait for input ends within 100 ms, and ``run(sources:shouldStop:)``
+    /// returns (marked interrupted) once everything accepted so far was handed to the pipeline.
+    package func stop() {
+        interruption.request()
+    }
+
     private func ingest(_ source: String, started: Date, shouldStop: () -> Bool) async throws {
         let descriptor = source == "-" ? STDIN_FILENO : open(source, O_RDONLY | O_CLOEXEC)
         guard descriptor >= 0 else {
@@ -121,9 +131,15 @@ public final class IngestJob {
         while more {
             let now = Timestamp.now().truncatedToMicroseconds
             do {
-                more = try reader.readChunk { line in try self.process(line, source: name, receivedAt: now) }
+                more = try await reader.readChunk(on: io, interruption: interruption) { line in
+                    try self.process(line, source: name, receivedAt: now)
+                }
             } catch let error as IOError {
                 throw InputError(underlying: error)
+            } catch is CancellationError {
+                // Stopped while waiting for input: nothing of this chunk was accepted.
+                stopRequested = true
+                break
             }
             if !pending.isEmpty {
                 try await pipeline.send(contentsOf: pending)

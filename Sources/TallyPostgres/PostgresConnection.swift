@@ -1,24 +1,37 @@
 import CLibPQ
 import Dispatch
 import Foundation
+import TallyCore
 
 /// One connection to PostgreSQL through libpq: the only type in tally that touches libpq.
 ///
-/// libpq calls block, so each connection runs them on its own serial dispatch queue (a dedicated
-/// thread while busy), never on Swift's cooperative pool; callers `await` the results. Queries
-/// take parameters only (`$1`, `$2`): values are never spliced into SQL text.
+/// libpq calls block, so each connection runs them on its own ``BlockingIO`` queue (a dedicated
+/// thread while busy), never on Swift's cooperative pool; callers `await` the results. Cancelling
+/// the calling task cancels the statement on the server (`PQcancel`): the call then throws
+/// `CancellationError` and the connection stays usable. Queries take parameters only (`$1`, `$2`):
+/// values are never spliced into SQL text.
 public final class PostgresConnection: @unchecked Sendable {
-    // @unchecked: `connection` is only used on `queue`.
-    private let queue: DispatchQueue
+    // @unchecked: `connection` is only used on `io`'s queue; `cancel` is behind its lock.
+    private let io = BlockingIO(label: "tally.postgres.connection")
     private var connection: OpaquePointer?
     private let secret: String?
+    /// libpq's cancel request for this connection (`PGcancel`), and the call in progress, if any.
+    private let cancel = Locked<(request: OpaquePointer?, running: UInt64?, next: UInt64)>((nil, nil, 0))
 
     /// Connects with a URL (`postgresql://user:password@host:5432/db?sslmode=require`) or a libpq
     /// conninfo string; nil uses libpq's own `PG*` environment variables.
+    ///
+    /// Unless the URL, conninfo or environment sets them, the connection gets a 10 s
+    /// `connect_timeout` and TCP keepalives (``defaultOptions``), so that neither a server that
+    /// never answers nor a peer that vanished mid-statement can hang it for good.
     public static func connect(_ conninfo: String?) async throws -> PostgresConnection {
         let connection = PostgresConnection(secret: Self.password(in: conninfo))
-        try await connection.run { connection in
-            let handle = PQconnectdb(conninfo ?? "")
+        let options = Self.options(conninfo, environment: ProcessInfo.processInfo.environment)
+        try await connection.run(cancellable: false) { connection in
+            // dbname (the URL or conninfo, expanded) comes last, so that what it sets wins.
+            let handle = withCStrings(options.map(\.keyword)) { keywords in
+                withCStrings(options.map(\.value)) { values in PQconnectdbParams(keywords, values, 1) }
+            }
             guard let handle, PQstatus(handle) == CONNECTION_OK else {
                 let message = handle.map { String(cString: PQerrorMessage($0)) } ?? "out of memory"
                 if let handle { PQfinish(handle) }
@@ -39,24 +52,60 @@ public final class PostgresConnection: @unchecked Sendable {
                 nil
             )
             connection.connection = handle
+            let request = PQgetCancel(handle)
+            connection.cancel.withLock { $0.request = request }
         }
         return connection
     }
 
     private init(secret: String?) {
         self.secret = secret
-        queue = DispatchQueue(label: "tally.postgres.connection")
     }
 
     deinit {
+        if let request = cancel.withLock({ $0.request }) { PQfreeCancel(request) }
         if let connection { PQfinish(connection) }
     }
 
     /// Closes the connection.
     public func close() async {
-        try? await run { connection in
+        try? await run(cancellable: false) { connection in
             if let handle = connection.connection { PQfinish(handle) }
             connection.connection = nil
+            connection.cancel.withLock { state in
+                if let request = state.request { PQfreeCancel(request) }
+                state.request = nil
+            }
+        }
+    }
+
+    /// Whether the connection can take the next statement: connected, and in no transaction (a
+    /// statement cancelled mid-transaction leaves one to roll back).
+    package var isReusable: Bool {
+        get async {
+            (try? await run(cancellable: false) { connection in
+                guard let handle = connection.connection else { return false }
+                return PQstatus(handle) == CONNECTION_OK && PQtransactionStatus(handle) == PQTRANS_IDLE
+            }) ?? false
+        }
+    }
+
+    /// `ROLLBACK`, even from a cancelled task: it is what makes the connection usable again.
+    package func rollback() async {
+        _ = try? await run(cancellable: false) { connection in try connection.execute("ROLLBACK", nil) }
+    }
+
+    /// The value of connection option `keyword` in use (`connect_timeout`, `keepalives`, …).
+    package func option(_ keyword: String) async -> String? {
+        try? await run(cancellable: false) { connection -> String? in
+            guard let handle = connection.connection, let options = PQconninfo(handle) else { return nil }
+            defer { PQconninfoFree(options) }
+            var option = options
+            while let name = option.pointee.keyword {
+                if String(cString: name) == keyword { return option.pointee.val.map { String(cString: $0) } }
+                option += 1
+            }
+            return nil
         }
     }
 
@@ -97,17 +146,39 @@ public final class PostgresConnection: @unchecked Sendable {
         try await run { connection in try connection.copy(sql, data) }
     }
 
-    /// Runs `body` on this connection's queue.
-    private func run<Result: Sendable>(_ body: @escaping @Sendable (PostgresConnection) throws -> Result) async throws
-        -> Result
-    {
-        try await withCheckedThrowingContinuation { continuation in
-            queue.async {
-                do {
-                    continuation.resume(returning: try body(self))
-                } catch {
-                    continuation.resume(throwing: error)
-                }
+    /// Runs `body` on this connection's queue. When the task is cancelled while `body` runs, the
+    /// server is asked to cancel the statement, and the server's "canceled" error becomes
+    /// `CancellationError`; a task already cancelled runs nothing.
+    private func run<Result: Sendable>(
+        cancellable: Bool = true,
+        _ body: @escaping @Sendable (PostgresConnection) throws -> Result
+    ) async throws -> Result {
+        guard cancellable else { return try await io.run { _ in try body(self) } }
+        try Task.checkCancellation()
+        let id = cancel.withLock { state -> UInt64 in
+            state.next += 1
+            return state.next
+        }
+        do {
+            return try await io.run(onCancel: { self.sendCancel(id) }) { _ in
+                self.cancel.withLock { $0.running = id }
+                defer { self.cancel.withLock { $0.running = nil } }
+                return try body(self)
+            }
+        } catch let error as PostgresError where error.sqlState == "57014" && Task.isCancelled {
+            throw CancellationError()
+        }
+    }
+
+    /// Asks the server to cancel call `id` if it still runs. `PQcancel` opens a connection of its
+    /// own, so it runs on a global queue, never on the cancelling (perhaps cooperative) thread. It
+    /// holds the lock meanwhile, so that the next call cannot start and be cancelled instead.
+    private func sendCancel(_ id: UInt64) {
+        DispatchQueue.global().async {
+            self.cancel.withLock { state in
+                guard state.running == id, let request = state.request else { return }
+                var message = [CChar](repeating: 0, count: 256)
+                _ = PQcancel(request, &message, Int32(message.count))
             }
         }
     }
@@ -220,20 +291,5 @@ public final class PostgresConnection: @unchecked Sendable {
             rows.append(values)
         }
         return rows
-    }
-
-    /// The password in a URL or conninfo, to scrub from messages.
-    static func password(in conninfo: String?) -> String? {
-        guard let conninfo else { return ProcessInfo.processInfo.environment["PGPASSWORD"] }
-        if let url = URLComponents(string: conninfo), url.scheme?.hasPrefix("postgres") == true {
-            return url.password ?? url.percentEncodedPassword
-        }
-        if let range = conninfo.range(of: #"password\s*=\s*('[^']*'|\S+)"#, options: .regularExpression) {
-            let field = conninfo[range]
-            return field.split(separator: "=", maxSplits: 1).last.map {
-                $0.trimmingCharacters(in: CharacterSet(charactersIn: "' "))
-            }
-        }
-        return nil
     }
 }

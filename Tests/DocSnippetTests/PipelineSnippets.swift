@@ -30,8 +30,13 @@ struct CollectorSink: EventSink {
     }
 }
 
-struct CollectorError: Error, CustomStringConvertible {
+/// Says whether a retry can help: a 5xx, 408 or 429 may pass; any other 4xx will be refused
+/// again, so the pipeline dead-letters that batch at once instead of retrying it.
+struct CollectorError: ClassifiedError, CustomStringConvertible {
     let status: Int
+    var errorClass: SinkErrorClass {
+        status >= 500 || status == 408 || status == 429 ? .transient : .permanent
+    }
     var description: String { "the collector answered HTTP \(status)" }
 }
 
@@ -57,17 +62,17 @@ func makeAppPipeline(dataDirectory: String, registry: SchemaRegistry) -> EventPi
 /// The pipeline is a `Service`: run it in the app's `ServiceGroup`, next to the app itself, and
 /// it flushes everything accepted when the group shuts down (SIGTERM, SIGINT, or the app ending).
 func runApp(pipeline: EventPipeline, app: some Service, logger: Logger) async throws {
-    let group = ServiceGroup(
-        configuration: ServiceGroupConfiguration(
-            services: [
-                .init(service: pipeline),
-                .init(service: app, successTerminationBehavior: .gracefullyShutdownGroup),
-            ],
-            gracefulShutdownSignals: [.sigterm, .sigint],
-            logger: logger
-        )
+    var configuration = ServiceGroupConfiguration(
+        services: [
+            .init(service: pipeline),
+            .init(service: app, successTerminationBehavior: .gracefullyShutdownGroup),
+        ],
+        gracefulShutdownSignals: [.sigterm, .sigint],
+        logger: logger
     )
-    try await group.run()
+    // A bound on shutdown: past it, writes still running are cancelled and dead-lettered.
+    configuration.maximumGracefulShutdownDuration = .seconds(10)
+    try await ServiceGroup(configuration: configuration).run()
 }
 
 /// What the features get: a `TrackerContract` bound to their feature and the current user.
@@ -109,6 +114,7 @@ struct PipelineSnippetTests {
         #expect(posted.withLock { $0.count } == 3, "two failed attempts, then a success")
         #expect(posted.withLock { $0.last?.split(separator: "\n").count } == 2)
         #expect(deadLetters.letters.first?.reason == "the collector answered HTTP 503")
+        #expect(CollectorError(status: 403).errorClass == .permanent)
     }
 
     @Test("the app pipeline validates against the plans and stores in the file store")

@@ -33,7 +33,13 @@ func runApp(installID: String, logger: Logger) async throws {
     let pipeline = EventPipeline(sinks: [FileSink(directory: "tally-data")], configuration: .inApp, logger: logger)
     let tracker = pipeline.tracker(feature: "episode", identity: TrackerIdentity(anonymousID: installID))
     _ = EpisodeListTracker(tracker: tracker)  // handed to the feature
-    try await ServiceGroup(services: [pipeline], gracefulShutdownSignals: [.sigterm, .sigint], logger: logger).run()
+    var group = ServiceGroupConfiguration(
+        services: [.init(service: pipeline)],
+        gracefulShutdownSignals: [.sigterm, .sigint],
+        logger: logger
+    )
+    group.maximumGracefulShutdownDuration = .seconds(10)  // then writes in progress are cancelled
+    try await ServiceGroup(configuration: group).run()
 }
 
 struct MySink: EventSink {

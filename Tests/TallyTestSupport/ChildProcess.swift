@@ -23,14 +23,21 @@ public struct ChildProcess {
     }
 
     /// Starts `executable` with `arguments` in the repository root (so relative paths such as
-    /// `Examples/registry` work), with `environment` added to this process's own.
-    public init(_ executable: String, arguments: [String], environment: [String: String] = [:]) throws {
+    /// `Examples/registry` work), with `environment` added to this process's own, reading
+    /// `standardInput` when given (this process's own stdin otherwise).
+    public init(
+        _ executable: String,
+        arguments: [String],
+        environment: [String: String] = [:],
+        standardInput: Pipe? = nil
+    ) throws {
         process.executableURL = Self.binaryDirectory.appendingPathComponent(executable)
         process.arguments = arguments
         if let root = ConformanceData.repositoryRoot { process.currentDirectoryURL = root }
         if !environment.isEmpty {
             process.environment = ProcessInfo.processInfo.environment.merging(environment) { _, new in new }
         }
+        if let standardInput { process.standardInput = standardInput }
         process.standardError = standardError
         process.standardOutput = standardOutput
         try process.run()

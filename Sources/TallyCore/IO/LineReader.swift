@@ -57,13 +57,41 @@ public struct LineReader {
     /// callers can do their own work between chunks.
     public mutating func readChunk(_ body: (Line) throws -> Void) throws -> Bool {
         guard !finished else { return false }
-        let chunk = UnsafeMutableBufferPointer<UInt8>.allocate(capacity: chunkSize)
+        let chunk = UnsafeMutableRawBufferPointer.allocate(byteCount: chunkSize, alignment: 1)
         defer { chunk.deallocate() }
         var count: Int
         repeat {
             count = read(descriptor, chunk.baseAddress, chunkSize)
         } while count < 0 && errno == EINTR
         if count < 0 { throw IOError(operation: "read", path: path, errno: errno) }
+        return try consume(UnsafeRawBufferPointer(rebasing: chunk[0..<count]), body)
+    }
+
+    /// ``readChunk(_:)`` with the `read(2)` on `io`'s thread, off the cooperative pool.
+    ///
+    /// - Throws: `CancellationError` when `interruption` is requested (or the task cancelled) while
+    ///   no input comes; an unfinished last line is then dropped, as it was not complete.
+    package mutating func readChunk(
+        on io: BlockingIO,
+        interruption: Interruption = Interruption(),
+        _ body: (Line) throws -> Void
+    ) async throws -> Bool {
+        guard !finished else { return false }
+        let chunk = UnsafeMutableRawBufferPointer.allocate(byteCount: chunkSize, alignment: 1)
+        defer { chunk.deallocate() }
+        // The buffer is handed to the queue's thread and used only until `run` returns.
+        nonisolated(unsafe) let target = chunk
+        let (descriptor, path) = (descriptor, path)
+        let count = try await io.run(interruption: interruption) { interruption throws(IOError) in
+            try BlockingIO.read(descriptor, into: target, path: path, interruption: interruption)
+        }
+        guard let count else { throw CancellationError() }
+        return try consume(UnsafeRawBufferPointer(rebasing: chunk[0..<count]), body)
+    }
+
+    /// Splits `filled` (a chunk just read; empty at end of input) into lines.
+    private mutating func consume(_ filled: UnsafeRawBufferPointer, _ body: (Line) throws -> Void) throws -> Bool {
+        let count = filled.count
         if count == 0 {
             finished = true
             if let length = oversized {
@@ -77,7 +105,7 @@ public struct LineReader {
         }
         bytesRead += count
         var start = 0
-        let filled = UnsafeBufferPointer(rebasing: chunk[0..<count])
+        let filled = filled.assumingMemoryBound(to: UInt8.self)
         while start < count {
             let found = memchr(filled.baseAddress! + start, Int32(UInt8(ascii: "\n")), count - start)
             guard let found else {

@@ -16,26 +16,35 @@ public struct PipelineConfiguration: Sendable, Hashable {
     public var sinkQueueDepth: Int
     /// How failed sink writes are retried.
     public var retry: RetryPolicy
+    /// The longest one sink write, flush or shutdown may take. Past it the call is cancelled (the
+    /// PostgreSQL sink cancels its statement on the server) and counts as a failed attempt with a
+    /// ``PipelineError/Code/timedOut`` error: a write is retried, then dead-lettered. A sink must
+    /// return promptly once its task is cancelled for this to hold.
+    public var sinkTimeout: Duration
 
-    /// The defaults suit ingest: 1,000-event batches, 1 s interval, 100,000 queued events, `block`.
+    /// The defaults suit ingest: 1,000-event batches, 1 s interval, 100,000 queued events, `block`,
+    /// 30 s for a sink call.
     public init(
         maxBatchSize: Int = 1_000,
         batchInterval: Duration = .seconds(1),
         queueCapacity: Int = 100_000,
         overflowPolicy: OverflowPolicy = .block,
         sinkQueueDepth: Int = 8,
-        retry: RetryPolicy = RetryPolicy()
+        retry: RetryPolicy = RetryPolicy(),
+        sinkTimeout: Duration = .seconds(30)
     ) {
         precondition(maxBatchSize >= 1, "maxBatchSize must be at least 1")
         precondition(queueCapacity >= 1, "queueCapacity must be at least 1")
         precondition(sinkQueueDepth >= 1, "sinkQueueDepth must be at least 1")
         precondition(batchInterval > .zero, "batchInterval must be positive")
+        precondition(sinkTimeout > .zero, "sinkTimeout must be positive")
         self.maxBatchSize = maxBatchSize
         self.batchInterval = batchInterval
         self.queueCapacity = queueCapacity
         self.overflowPolicy = overflowPolicy
         self.sinkQueueDepth = sinkQueueDepth
         self.retry = retry
+        self.sinkTimeout = sinkTimeout
     }
 
     /// For the in-app tracker: `dropOldest`, a 10,000-event queue, 100-event batches every 5 s.

@@ -70,6 +70,7 @@ public actor EventPipeline: Service {
                 sink: sink,
                 queue: AsyncBoundedQueue(capacity: configuration.sinkQueueDepth),
                 retry: configuration.retry,
+                timeout: configuration.sinkTimeout,
                 clock: clock,
                 deadLetters: deadLetters,
                 counters: counters,

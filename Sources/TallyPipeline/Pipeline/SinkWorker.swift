@@ -7,6 +7,9 @@ struct SinkWorker: Sendable {
     let sink: any EventSink
     let queue: AsyncBoundedQueue<SinkWork>
     let retry: RetryPolicy
+    /// The deadline of each write, flush and shutdown, on the continuous clock whatever `clock` is:
+    /// `clock` paces batching and backoff (tests step it by hand), a deadline guards against real hangs.
+    let timeout: Duration
     let clock: any Clock<Duration>
     let deadLetters: any DeadLetterSink
     let counters: Locked<SinkCounters>
@@ -43,7 +46,10 @@ struct SinkWorker: Sendable {
                     await group.waitForAll()
                     inFlight = 0
                     do {
-                        try await sink.flush()
+                        try await withDeadline(timeout, clock: ContinuousClock(), what: "\(sink.name) flush") {
+                            [sink] in
+                            try await sink.flush()
+                        }
                     } catch {
                         logger.error(
                             "sink flush failed",
@@ -56,7 +62,9 @@ struct SinkWorker: Sendable {
             await group.waitForAll()
         }
         do {
-            try await sink.shutdown()
+            try await withDeadline(timeout, clock: ContinuousClock(), what: "\(sink.name) shutdown") { [sink] in
+                try await sink.shutdown()
+            }
         } catch {
             logger.error("sink shutdown failed", metadata: ["tally.sink": "\(sink.name)", "error": "\(error)"])
         }
@@ -67,7 +75,9 @@ struct SinkWorker: Sendable {
         while true {
             attempt += 1
             do {
-                try await sink.write(events)
+                try await withDeadline(timeout, clock: ContinuousClock(), what: "\(sink.name) write") { [sink] in
+                    try await sink.write(events)
+                }
                 counters.withLock { $0.delivered[sink.name, default: 0] += UInt64(events.count) }
                 givenUp.withLock { $0 = false }
                 return
@@ -80,9 +90,11 @@ struct SinkWorker: Sendable {
                     )
                     return
                 }
-                guard attempt < retry.maxAttempts, !Task.isCancelled else {
+                let errorClass = SinkErrorClass.of(error)
+                guard attempt < retry.maxAttempts, errorClass == .transient, !Task.isCancelled else {
                     givenUp.withLock { $0 = true }
-                    await deadLetter(events, reason: "\(error)", attempts: attempt)
+                    let reason = errorClass == .permanent ? "\(error) (permanent: not retried)" : "\(error)"
+                    await deadLetter(events, reason: reason, attempts: attempt)
                     return
                 }
                 let backoff = retry.jitteredBackoff(afterAttempt: attempt, using: &random)

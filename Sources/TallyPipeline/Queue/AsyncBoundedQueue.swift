@@ -23,9 +23,11 @@ final class AsyncBoundedQueue<Element: Sendable>: Sendable {
     /// Appends `element`, waiting for room. Elements pushed after ``finish()`` are discarded.
     func push(_ element: Element) async {
         while true {
-            // nil: full; .some(consumer): pushed, with the waiting consumer to hand the element to.
+            // nil: full; .some(consumer): hand the element to the waiting consumer; .some(nil): queued,
+            // or discarded after finish.
             let outcome = state.withLock { state -> CheckedContinuation<Element?, Never>?? in
-                guard state.elements.count < capacity || state.isFinished else { return nil }
+                if state.isFinished { return .some(nil) }
+                guard state.elements.count < capacity else { return nil }
                 if let consumer = state.consumer {
                     state.consumer = nil
                     return .some(consumer)

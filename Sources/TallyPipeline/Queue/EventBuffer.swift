@@ -14,44 +14,23 @@ final class EventBuffer: Sendable {
         case flush(FlushTicket)
     }
 
-    private struct Waiter {
-        var id: UInt64
-        var continuation: UnsafeContinuation<Void, any Error>
-    }
-
-    private struct State {
-        var events = Deque<EventEnvelope>()
-        /// Events ever accepted; an event's sequence number is the value after its append.
-        var accepted: UInt64 = 0
-        /// Events that left the queue, taken or dropped.
-        var removed: UInt64 = 0
-        var dropped: UInt64 = 0
-        var unreportedDrops: UInt64 = 0
-        var refusedAfterClose: UInt64 = 0
-        var isClosed = false
-        var isFinished = false
-        var partialBatchDue = false
-        var flushes = Deque<(target: UInt64, ticket: FlushTicket)>()
-        // Unsafe rather than Checked continuations: `CheckedContinuation` is resilient, so every copy of
-        // an optional one goes through value witnesses, which tripled the cost of `offer`.
-        var consumer: UnsafeContinuation<Void, Never>?
-        var producers = Deque<Waiter>()
-        var nextWaiterID: UInt64 = 0
-    }
+    // Unsafe rather than Checked continuations: `CheckedContinuation` is resilient, so every copy of
+    // an optional one goes through value witnesses, which tripled the cost of `offer`.
+    typealias StateMachine = EventBufferStateMachine<
+        UnsafeContinuation<Void, Never>, UnsafeContinuation<Void, any Error>
+    >
 
     let capacity: Int
     let maxBatchSize: Int
     let policy: OverflowPolicy
-    private let state: Locked<State>
+    private let state: Locked<StateMachine>
 
     init(capacity: Int, maxBatchSize: Int, policy: OverflowPolicy) {
+        let machine = StateMachine(capacity: capacity, maxBatchSize: maxBatchSize, policy: policy)
         self.capacity = capacity
-        // A batch larger than the queue would never fill: it would wait for the flush interval.
-        self.maxBatchSize = min(maxBatchSize, capacity)
+        self.maxBatchSize = machine.maxBatchSize
         self.policy = policy
-        var initial = State()
-        initial.events.reserveCapacity(min(capacity, 65_536))
-        state = Locked(initial)
+        state = Locked(machine)
     }
 
     // MARK: Producers
@@ -60,28 +39,15 @@ final class EventBuffer: Sendable {
     /// or it is full under ``OverflowPolicy/block``.
     @inline(__always)
     func offer(_ event: EventEnvelope) -> Bool {
-        let (accepted, consumer) = state.withLock { state -> (Bool, UnsafeContinuation<Void, Never>?) in
-            if state.isClosed {
-                state.refusedAfterClose &+= 1
-                return (false, nil)
-            }
-            if state.events.count >= capacity {
-                // Counted as accepted and dropped either way, so that kept == accepted - dropped.
-                state.dropped &+= 1
-                state.unreportedDrops &+= 1
-                state.removed &+= 1
-                guard policy == .dropOldest else {
-                    state.accepted &+= 1
-                    return (false, nil)
-                }
-                state.events.removeFirst()
-            }
-            state.events.append(event)
-            state.accepted &+= 1
-            return (true, Self.consumerToWake(&state, maxBatchSize: maxBatchSize))
+        switch state.withLock({ $0.offer(event) }) {
+        case .accepted:
+            return true
+        case .acceptedResumingConsumer(let consumer):
+            consumer.resume()
+            return true
+        case .refused:
+            return false
         }
-        consumer?.resume()
-        return accepted
     }
 
     /// Appends `events` in order, waiting for room under ``OverflowPolicy/block`` (dropping the
@@ -96,50 +62,30 @@ final class EventBuffer: Sendable {
                 }
                 return
             }
-            let (appended, consumer) = try state.withLock {
-                state -> (Int, UnsafeContinuation<Void, Never>?) in
-                if state.isClosed {
-                    state.refusedAfterClose &+= UInt64(remaining.count)
-                    throw PipelineError(code: .closed, message: "the pipeline is shut down")
-                }
-                let room = min(capacity - state.events.count, remaining.count)
-                guard room > 0 else { return (0, nil) }
-                state.events.append(contentsOf: remaining.prefix(room))
-                state.accepted &+= UInt64(room)
-                return (room, Self.consumerToWake(&state, maxBatchSize: maxBatchSize))
+            switch state.withLock({ $0.append(remaining) }) {
+            case .closed:
+                throw PipelineError(code: .closed, message: "the pipeline is shut down")
+            case .appended(let count, let consumer):
+                consumer?.resume()
+                remaining = remaining.dropFirst(count)
+                if !remaining.isEmpty && count == 0 { try await waitForRoom() }
             }
-            consumer?.resume()
-            remaining = remaining.dropFirst(appended)
-            if !remaining.isEmpty && appended == 0 { try await waitForRoom() }
         }
     }
 
     private func waitForRoom() async throws {
-        let id = state.withLock { state -> UInt64 in
-            state.nextWaiterID &+= 1
-            return state.nextWaiterID
-        }
+        let id = state.withLock { $0.makeWaiterID() }
         try await withTaskCancellationHandler {
             try await withUnsafeThrowingContinuation { (continuation: UnsafeContinuation<Void, any Error>) in
-                enum Now { case wait, retry, cancelled }
-                let now = state.withLock { state -> Now in
-                    if Task.isCancelled { return .cancelled }
-                    if state.isClosed || state.events.count < capacity { return .retry }
-                    state.producers.append(Waiter(id: id, continuation: continuation))
-                    return .wait
-                }
-                switch now {
-                case .wait: break
+                let isCancelled = Task.isCancelled
+                switch state.withLock({ $0.waitForRoom(id: id, producer: continuation, isCancelled: isCancelled) }) {
+                case .suspended: break
                 case .retry: continuation.resume()
                 case .cancelled: continuation.resume(throwing: CancellationError())
                 }
             }
         } onCancel: {
-            let waiter = state.withLock { state -> Waiter? in
-                guard let index = state.producers.firstIndex(where: { $0.id == id }) else { return nil }
-                return state.producers.remove(at: index)
-            }
-            waiter?.continuation.resume(throwing: CancellationError())
+            state.withLock { $0.cancelWaiter(id: id) }?.resume(throwing: CancellationError())
         }
     }
 
@@ -148,13 +94,7 @@ final class EventBuffer: Sendable {
     /// An interval passed: the batcher takes what is queued even if it is less than a batch.
     /// Returns the drops since the last tick, to be reported once.
     func tick() -> UInt64 {
-        let (drops, consumer) = state.withLock { state -> (UInt64, UnsafeContinuation<Void, Never>?) in
-            let drops = state.unreportedDrops
-            state.unreportedDrops = 0
-            guard !state.events.isEmpty else { return (drops, nil) }
-            state.partialBatchDue = true
-            return (drops, state.consumer.take())
-        }
+        let (drops, consumer) = state.withLock { $0.tick() }
         consumer?.resume()
         return drops
     }
@@ -162,27 +102,20 @@ final class EventBuffer: Sendable {
     /// Queues a flush: `ticket` reaches the batcher once every event accepted so far left the queue.
     /// Completes it at once when the batcher is gone.
     func requestFlush(_ ticket: FlushTicket) {
-        let (finished, consumer) = state.withLock { state -> (Bool, UnsafeContinuation<Void, Never>?) in
-            if state.isFinished { return (true, nil) }
-            state.flushes.append((state.accepted, ticket))
-            return (false, state.consumer.take())
+        switch state.withLock({ $0.requestFlush(ticket) }) {
+        case .completeNow: ticket.complete()
+        case .queued(let consumer): consumer?.resume()
         }
-        if finished { ticket.complete() }
-        consumer?.resume()
     }
 
     /// Refuses new events; the batcher drains what is queued, then finishes.
     func close() {
-        let (consumer, producers) = state.withLock { state in
-            state.isClosed = true
-            defer { state.producers = [] }
-            return (state.consumer.take(), state.producers)
-        }
-        consumer?.resume()
-        for producer in producers { producer.continuation.resume() }
+        let action = state.withLock { $0.close() }
+        action.consumer?.resume()
+        for producer in action.producers { producer.resume() }
     }
 
-    var isClosed: Bool { state.withLock { $0.isClosed } }
+    var isClosed: Bool { state.withLock { $0.lifecycle != .accepting } }
 
     // MARK: Consumer
 
@@ -193,48 +126,18 @@ final class EventBuffer: Sendable {
     /// The batcher splits what it got into batches of at most `maxBatchSize`.
     func next(reusing spare: inout Deque<EventEnvelope>) async -> Work? {
         while true {
-            enum Step { case events([Waiter]), flush(FlushTicket), done([FlushTicket]), wait }
-            let step = state.withLock { state -> Step in
-                if let flush = state.flushes.first, flush.target <= state.removed {
-                    state.flushes.removeFirst()
-                    return .flush(flush.ticket)
-                }
-                let wantsPartial = state.partialBatchDue || state.isClosed || !state.flushes.isEmpty
-                if state.events.count >= maxBatchSize || (wantsPartial && !state.events.isEmpty) {
-                    swap(&state.events, &spare)
-                    state.removed &+= UInt64(spare.count)
-                    state.partialBatchDue = false
-                    defer { state.producers.removeAll() }
-                    // Not Array(emptyDeque): that writes a zero count into the shared empty-array
-                    // storage, which ThreadSanitizer reports as a race between pipelines.
-                    return .events(state.producers.isEmpty ? [] : Array(state.producers))
-                }
-                if state.isClosed {
-                    state.isFinished = true
-                    defer { state.flushes = [] }
-                    return .done(state.flushes.map(\.ticket))
-                }
-                return .wait
-            }
-            switch step {
+            switch state.withLock({ $0.next(swappingWith: &spare) }) {
             case .events(let producers):
-                for producer in producers { producer.continuation.resume() }
+                for producer in producers { producer.resume() }
                 return .events
             case .flush(let ticket):
                 return .flush(ticket)
-            case .done(let tickets):
+            case .finished(let tickets):
                 for ticket in tickets { ticket.complete() }
                 return nil
             case .wait:
                 await withUnsafeContinuation { continuation in
-                    let ready = state.withLock { state -> Bool in
-                        let due =
-                            state.events.count >= maxBatchSize || state.isClosed || state.partialBatchDue
-                            || state.flushes.first.map { $0.target <= state.removed || !state.events.isEmpty } == true
-                        if !due { state.consumer = continuation }
-                        return due
-                    }
-                    if ready { continuation.resume() }
+                    if case .resumeNow = state.withLock({ $0.suspendConsumer(continuation) }) { continuation.resume() }
                 }
             }
         }
@@ -242,27 +145,5 @@ final class EventBuffer: Sendable {
 
     // MARK: Statistics
 
-    struct Counts {
-        var accepted: UInt64
-        var dropped: UInt64
-        var refusedAfterClose: UInt64
-        var queued: Int
-    }
-
-    var counts: Counts {
-        state.withLock {
-            Counts(
-                accepted: $0.accepted,
-                dropped: $0.dropped,
-                refusedAfterClose: $0.refusedAfterClose,
-                queued: $0.events.count
-            )
-        }
-    }
-
-    @inline(__always)
-    private static func consumerToWake(_ state: inout State, maxBatchSize: Int) -> UnsafeContinuation<Void, Never>? {
-        guard state.events.count >= maxBatchSize || !state.flushes.isEmpty else { return nil }
-        return state.consumer.take()
-    }
+    var counts: StateMachine.Counts { state.withLock { $0.counts } }
 }

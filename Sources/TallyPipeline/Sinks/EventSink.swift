@@ -5,7 +5,12 @@ public import TallyCore
 /// By default the pipeline calls one sink from one task at a time, in batch order, so
 /// implementations need no locking of their own for ordering (see ``maxConcurrentWrites``). A thrown error from ``write(_:)`` makes the pipeline retry
 /// the same batch (same events, same ids: sinks must tolerate seeing a batch again) and finally
-/// dead-letter it; it never stops the pipeline or the other sinks.
+/// dead-letter it; it never stops the pipeline or the other sinks. Throw a ``ClassifiedError`` to
+/// say that a retry cannot help (the batch is then dead-lettered at once).
+///
+/// Each call runs under ``PipelineConfiguration/sinkTimeout``: past it the call's task is
+/// cancelled, so return promptly once cancelled; and keep blocking system calls off Swift's
+/// cooperative threads (tally's own sinks run them on a dispatch queue).
 public protocol EventSink: Sendable {
     /// A short name for logs, statistics and dead letters (`file`, `stdout`, `postgres`).
     var name: String { get }

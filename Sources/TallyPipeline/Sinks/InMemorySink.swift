@@ -14,7 +14,7 @@ public final class InMemorySink: EventSink, @unchecked Sendable {
         var failure: (any Error)?
         var remainingFailures = Int.max
         var isStalled = false
-        var stallWaiters: [CheckedContinuation<Void, Never>] = []
+        var stallWaiters: [(id: Int, continuation: CheckedContinuation<Void, any Error>)] = []
         var countWaiters: [(count: Int, continuation: CheckedContinuation<Void, Never>)] = []
     }
 
@@ -48,15 +48,16 @@ public final class InMemorySink: EventSink, @unchecked Sendable {
         }
     }
 
-    /// While true, writes wait (a sink whose server stopped answering).
+    /// While true, writes wait (a sink whose server stopped answering) until cleared, or until
+    /// their task is cancelled (they then throw `CancellationError`, as a network call would).
     public var isStalled: Bool {
         get { state.withLock { $0.isStalled } }
         set {
-            let waiters = state.withLock { state -> [CheckedContinuation<Void, Never>] in
+            let waiters = state.withLock { state -> [CheckedContinuation<Void, any Error>] in
                 state.isStalled = newValue
                 guard !newValue else { return [] }
                 defer { state.stallWaiters = [] }
-                return state.stallWaiters
+                return state.stallWaiters.map(\.continuation)
             }
             for waiter in waiters { waiter.resume() }
         }
@@ -75,17 +76,29 @@ public final class InMemorySink: EventSink, @unchecked Sendable {
     }
 
     public func write(_ batch: [EventEnvelope]) async throws {
-        let stalled = state.withLock { state -> Bool in
+        let (stalled, id) = state.withLock { state -> (Bool, Int) in
             state.writeAttempts += 1
-            return state.isStalled
+            return (state.isStalled, state.writeAttempts)
         }
         if stalled {
-            await withCheckedContinuation { continuation in
-                let stillStalled = state.withLock { state -> Bool in
-                    if state.isStalled { state.stallWaiters.append(continuation) }
-                    return state.isStalled
+            try await withTaskCancellationHandler {
+                try await withCheckedThrowingContinuation { (continuation: CheckedContinuation<Void, any Error>) in
+                    let stillStalled = state.withLock { state -> Bool in
+                        if state.isStalled && !Task.isCancelled { state.stallWaiters.append((id, continuation)) }
+                        return state.isStalled
+                    }
+                    if !stillStalled {
+                        continuation.resume()
+                    } else if Task.isCancelled {
+                        continuation.resume(throwing: CancellationError())
+                    }
                 }
-                if !stillStalled { continuation.resume() }
+            } onCancel: {
+                let waiter = state.withLock { state -> CheckedContinuation<Void, any Error>? in
+                    guard let index = state.stallWaiters.firstIndex(where: { $0.id == id }) else { return nil }
+                    return state.stallWaiters.remove(at: index).continuation
+                }
+                waiter?.resume(throwing: CancellationError())
             }
         }
         let ready = try state.withLock { state -> [CheckedContinuation<Void, Never>] in

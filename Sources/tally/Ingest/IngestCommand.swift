@@ -226,17 +226,18 @@ struct IngestCommand: AsyncParsableCommand {
             progress: display.map { display in { display.update($0) } }
         )
         let service = IngestService(job: job, sources: files.isEmpty ? ["-"] : files, pipeline: pipeline)
-        let group = ServiceGroup(
-            configuration: ServiceGroupConfiguration(
-                services: [
-                    .init(service: pipeline),
-                    .init(service: service, successTerminationBehavior: .gracefullyShutdownGroup),
-                ],
-                gracefulShutdownSignals: [.sigterm, .sigint],
-                logger: logger
-            )
+        var groupConfiguration = ServiceGroupConfiguration(
+            services: [
+                .init(service: pipeline),
+                .init(service: service, successTerminationBehavior: .gracefullyShutdownGroup),
+            ],
+            gracefulShutdownSignals: [.sigterm, .sigint],
+            logger: logger
         )
-        try await group.run()
+        // Enough to deliver what is queued and ride out a short outage; past it, writes in progress
+        // are cancelled and the rest is dead-lettered, within the service unit's TimeoutStopSec=60.
+        groupConfiguration.maximumGracefulShutdownDuration = .seconds(30)
+        try await ServiceGroup(configuration: groupConfiguration).run()
         display?.finish()
         var result: IngestReport
         switch service.outcome {

@@ -6,7 +6,8 @@ import TallyPipeline
 /// Runs an ingest job as a `Service`, so that SIGTERM/SIGINT stop the reading between chunks and
 /// the pipeline still delivers everything accepted before it shuts down.
 final class IngestService: Service, @unchecked Sendable {
-    // @unchecked: `job` and `outcome` are touched only by `run()`, then read after the group returned.
+    // @unchecked: `job` and `outcome` are touched only by `run()` (but for `job.stop()`, which may be
+    // called from any thread), then read after the group returned.
     private let job: IngestJob
     private let sources: [String]
     private(set) var outcome: Result<IngestReport, any Error>?
@@ -24,10 +25,16 @@ final class IngestService: Service, @unchecked Sendable {
         // stayed down): going on would only dead-letter the rest of the input.
         let pipeline = self.pipeline
         let shouldStop = { Task.isShuttingDownGracefully || pipeline.statistics.deadLettered > 0 }
-        do {
-            outcome = .success(try await job.run(sources: sources, shouldStop: shouldStop))
-        } catch {
-            outcome = .failure(error)
+        // On SIGTERM/SIGINT the group shuts this service down first: stopping the job ends a wait
+        // on an idle stdin at once, and the pipeline then stores what was accepted.
+        await withGracefulShutdownHandler {
+            do {
+                outcome = .success(try await job.run(sources: sources, shouldStop: shouldStop))
+            } catch {
+                outcome = .failure(error)
+            }
+        } onGracefulShutdown: {
+            self.job.stop()
         }
     }
 }

@@ -2,7 +2,7 @@
 public struct PipelineError: Error, Sendable, Hashable, CustomStringConvertible {
     /// What went wrong, stable across releases.
     public struct Code: Sendable, Hashable, CustomStringConvertible {
-        private enum Base: String { case closed, alreadyRunning, invalidEvent }
+        private enum Base: String { case closed, alreadyRunning, invalidEvent, timedOut }
         private let base: Base
         private init(_ base: Base) { self.base = base }
 
@@ -12,6 +12,9 @@ public struct PipelineError: Error, Sendable, Hashable, CustomStringConvertible 
         public static let invalidEvent = Code(.invalidEvent)
         /// `run()` was called twice.
         public static let alreadyRunning = Code(.alreadyRunning)
+        /// A sink write or flush took longer than ``PipelineConfiguration/sinkTimeout`` and was
+        /// cancelled.
+        public static let timedOut = Code(.timedOut)
 
         public var description: String { base.rawValue }
     }
@@ -28,4 +31,9 @@ public struct PipelineError: Error, Sendable, Hashable, CustomStringConvertible 
     }
 
     public var description: String { "PipelineError(\(code)): \(message)" }
+}
+
+extension PipelineError: ClassifiedError {
+    /// A timeout is transient (the next attempt may be faster); the rest are permanent.
+    public var errorClass: SinkErrorClass { code == .timedOut ? .transient : .permanent }
 }

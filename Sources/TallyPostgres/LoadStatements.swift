@@ -1,0 +1,58 @@
+/// The SQL a ``PostgresLoader`` runs, prepared or sent as is.
+enum LoadStatements {
+    static let rollupStatementName = "tally_rollups"
+
+    /// Rollup rows and per-day actors from binary array parameters (``RollupBatch``); prepared once
+    /// per connection. The actors come as one flat array ($11) and, per (day, feature), the bounds
+    /// of its slice ($9, $10): a row per group with no unnest and regrouping on the server.
+    static let rollupStatement = """
+        WITH rollup AS (
+            INSERT INTO tally.rollup_hourly AS r (hour, feature, name, events, first_seen, last_seen)
+            SELECT * FROM unnest($1::timestamptz[], $2::text[], $3::text[], $4::bigint[], $5::timestamptz[], $6::timestamptz[])
+            ON CONFLICT (hour, feature, name) DO UPDATE SET events = r.events + excluded.events,
+                first_seen = least(r.first_seen, excluded.first_seen), last_seen = greatest(r.last_seen, excluded.last_seen)
+            RETURNING 1
+        )
+        INSERT INTO tally.daily_actor_sets (day, feature, actors)
+        SELECT g.day, g.feature, ($11::text[])[g.first:g.last]
+        FROM unnest($7::date[], $8::text[], $9::int[], $10::int[]) AS g(day, feature, first, last)
+        """
+
+    // RETURNING only the key, then the rest from the staging rows: the writer role needs SELECT on
+    // nothing but (event_id, occurred_at) of tally.events. (The staging table spells out its columns
+    // for the same reason: `LIKE tally.events` would need SELECT on the whole table.)
+    static let insertStatement = """
+        WITH keys AS (
+            INSERT INTO tally.events (\(CopyBinaryEncoder.columns))
+            SELECT \(CopyBinaryEncoder.columns) FROM tally_staging
+            ON CONFLICT DO NOTHING
+            RETURNING event_id, occurred_at
+        ), inserted AS (
+            SELECT s.occurred_at, s.feature, s.name, coalesce(s.user_id, s.anonymous_id) AS actor
+            FROM tally_staging s JOIN keys k ON k.event_id = s.event_id AND k.occurred_at = s.occurred_at
+        ), rollup AS (
+            INSERT INTO tally.rollup_hourly AS r (hour, feature, name, events, first_seen, last_seen)
+            SELECT date_trunc('hour', occurred_at, 'UTC'), feature, name, count(*), min(occurred_at), max(occurred_at)
+            FROM inserted GROUP BY 1, 2, 3
+            ON CONFLICT (hour, feature, name) DO UPDATE SET events = r.events + excluded.events,
+                first_seen = least(r.first_seen, excluded.first_seen), last_seen = greatest(r.last_seen, excluded.last_seen)
+            RETURNING 1
+        ), actors AS (
+            INSERT INTO tally.daily_actor_sets (day, feature, actors)
+            SELECT (occurred_at AT TIME ZONE 'UTC')::date, feature, array_agg(DISTINCT actor) FROM inserted
+            WHERE actor IS NOT NULL GROUP BY 1, 2
+            RETURNING 1
+        )
+        SELECT (SELECT count(*) FROM keys), (SELECT count(*) FROM rollup), (SELECT count(*) FROM actors)
+        """
+
+    static let insertOnlyStatement = """
+        WITH keys AS (
+            INSERT INTO tally.events (\(CopyBinaryEncoder.columns))
+            SELECT \(CopyBinaryEncoder.columns) FROM tally_staging
+            ON CONFLICT DO NOTHING
+            RETURNING 1
+        )
+        SELECT count(*) FROM keys
+        """
+}

@@ -1,0 +1,261 @@
+import Logging
+import TallyCore
+
+/// One connection to PostgreSQL and what a sink learns by loading through it: the partitions it
+/// ensured, the actors it stored, whether direct COPY still pays.
+///
+/// A ``PostgresSink`` hands each loader to one write at a time, so nothing here is shared between
+/// concurrent writes: their correctness rests on that, not on how an actor interleaves them. The
+/// counts go to the sink's ``LoadCounts`` as each transaction commits.
+actor PostgresLoader {
+    let connection: PostgresConnection
+    private let totals: Locked<LoadCounts>
+    private let maintainRollups: Bool
+    private let maintainUserSets: Bool
+    private let logger: Logger
+
+    private init(
+        connection: PostgresConnection,
+        totals: Locked<LoadCounts>,
+        maintainRollups: Bool,
+        maintainUserSets: Bool,
+        logger: Logger
+    ) {
+        self.connection = connection
+        self.totals = totals
+        self.maintainRollups = maintainRollups
+        self.maintainUserSets = maintainUserSets
+        self.logger = logger
+    }
+
+    /// Connects and prepares a connection: staging tables, the rollup statement.
+    static func connect(
+        _ conninfo: String?,
+        totals: Locked<LoadCounts>,
+        maintainRollups: Bool,
+        maintainUserSets: Bool,
+        logger: Logger
+    ) async throws -> PostgresLoader {
+        let connection = try await PostgresConnection.connect(conninfo)
+        try await connection.execute(
+            """
+            SET synchronous_commit = on;
+            CREATE TEMP TABLE IF NOT EXISTS tally_staging (
+                event_id uuid NOT NULL, occurred_at timestamptz NOT NULL, name text NOT NULL, feature text NOT NULL,
+                properties jsonb NOT NULL, sent_at timestamptz, received_at timestamptz, user_id text,
+                anonymous_id text, session_id text, context jsonb, schema_version text, violations jsonb,
+                source_id text
+            ) ON COMMIT DELETE ROWS;
+            CREATE TEMP TABLE IF NOT EXISTS tally_identity_staging (
+                event_id uuid NOT NULL, occurred_at timestamptz NOT NULL, type text NOT NULL, name text NOT NULL,
+                user_id text, anonymous_id text, group_id text, previous_id text, traits jsonb NOT NULL,
+                context jsonb, sent_at timestamptz, received_at timestamptz, source_id text
+            ) ON COMMIT DELETE ROWS;
+            """
+        )
+        try await connection.prepare(LoadStatements.rollupStatementName, LoadStatements.rollupStatement)
+        return PostgresLoader(
+            connection: connection,
+            totals: totals,
+            maintainRollups: maintainRollups,
+            maintainUserSets: maintainUserSets,
+            logger: logger
+        )
+    }
+
+    /// Loads one batch: events, then identity records.
+    func write(_ batch: [EventEnvelope]) async throws {
+        if batch.contains(where: { $0.kind.isIdentity }) {
+            try await load(batch.filter { !$0.kind.isIdentity })
+            try await loadIdentities(batch.filter(\.kind.isIdentity))
+        } else {
+            try await load(batch)
+        }
+    }
+
+    /// Loads `batch`, splitting it when the server refuses some of its data.
+    private func load(_ batch: [EventEnvelope]) async throws {
+        guard !batch.isEmpty else { return }
+        do {
+            let count = try await loadOnce(batch)
+            totals.withLock {
+                $0.inserted += count
+                $0.duplicates += batch.count - count
+            }
+        } catch let error as PostgresError where error.isDataProblem {
+            if batch.count == 1 {
+                try await storeFailed(batch[0], error: error)
+                return
+            }
+            let middle = batch.count / 2
+            try await load(Array(batch[..<middle]))
+            try await load(Array(batch[middle...]))
+        }
+    }
+
+    /// One transaction: stage, insert new rows, update rollups from exactly those rows.
+    private func loadOnce(_ batch: [EventEnvelope]) async throws -> Int {
+        var rows = spareRows.popLast() ?? []
+        rows.removeAll(keepingCapacity: true)
+        rows.reserveCapacity(batch.count * 400)
+        defer { if spareRows.isEmpty { spareRows.append(rows) } }
+        var first = batch[0].occurredAt
+        var last = first
+        // Repeats within the batch are dropped here, so the statements need no DISTINCT ON (a sort).
+        var seen = Set<EventID>(minimumCapacity: batch.count)
+        var unique = 0
+        var encoded = spareEncoded.popLast() ?? []
+        encoded.removeAll(keepingCapacity: true)
+        defer { if spareEncoded.isEmpty { spareEncoded.append(encoded) } }
+        rows.append(contentsOf: CopyBinaryEncoder.header)
+        for event in batch where seen.insert(event.eventID).inserted {
+            let fields = CopyBinaryEncoder.append(event, to: &rows)
+            if maintainRollups { encoded.append(RollupBatch.Row(occurredAt: event.occurredAt, fields: fields)) }
+            unique += 1
+            if event.occurredAt < first { first = event.occurredAt }
+            if last < event.occurredAt { last = event.occurredAt }
+        }
+        rows.append(contentsOf: CopyBinaryEncoder.trailer)
+        let months = "\(first.utcDate.year)-\(first.utcDate.month)..\(last.utcDate.year)-\(last.utcDate.month)"
+        if !ensuredMonths.contains(months) {
+            try await connection.query(
+                "SELECT tally.ensure_partitions($1::date, $2::date)",
+                [first.utcDate.isoString, last.utcDate.isoString]
+            )
+            ensuredMonths.insert(months)
+        }
+        // Fast path: new events (the usual case) COPY straight into tally.events, and the rollups
+        // come from the batch itself, since every row was inserted. One of them already stored
+        // (a re-run, a retry) makes the COPY fail with 23505: then the staging path below inserts
+        // only the new ones and counts exactly those.
+        if optimisticCopy {
+            try await connection.execute("BEGIN")
+            do {
+                try await connection.copyIn(
+                    "COPY tally.events (\(CopyBinaryEncoder.columns)) FROM STDIN (FORMAT binary)",
+                    data: rows
+                )
+                var written = RollupBatch.NewActors()
+                if maintainRollups {
+                    let parameters = RollupBatch(rows: encoded, in: rows, userSets: maintainUserSets)
+                        .parameters(excluding: knownActors)
+                    try await connection.queryPrepared(LoadStatements.rollupStatementName, binary: parameters.arrays)
+                    written = parameters.newActors
+                }
+                try await connection.execute("COMMIT")
+                rememberActors(written)
+                return unique
+            } catch let error as PostgresError where error.sqlState == "23505" {
+                await connection.rollback()
+                optimisticMisses += 1
+                if optimisticMisses >= 3 { optimisticCopy = false }  // mostly duplicates: stop trying
+            } catch {
+                await connection.rollback()
+                throw error
+            }
+        }
+        try await connection.execute("BEGIN")
+        do {
+            try await connection.copyIn(
+                "COPY tally_staging (\(CopyBinaryEncoder.columns)) FROM STDIN (FORMAT binary)",
+                data: rows
+            )
+            let result = try await connection.query(
+                maintainRollups ? LoadStatements.insertStatement : LoadStatements.insertOnlyStatement
+            )
+            try await connection.execute("COMMIT")
+            return result.first?.first.flatMap { $0 }.flatMap { Int($0) } ?? 0
+        } catch {
+            await connection.rollback()
+            throw error
+        }
+    }
+
+    /// identify / group / alias records into `tally.identities`: COPY into a staging table, then
+    /// `INSERT … ON CONFLICT DO NOTHING`, split like events when the server refuses some data.
+    private func loadIdentities(_ records: [EventEnvelope]) async throws {
+        guard !records.isEmpty else { return }
+        var rows = CopyBinaryEncoder.header
+        for record in records { CopyBinaryEncoder.appendIdentity(record, to: &rows) }
+        rows.append(contentsOf: CopyBinaryEncoder.trailer)
+        try await connection.execute("BEGIN")
+        do {
+            try await connection.copyIn(
+                "COPY tally_identity_staging (\(CopyBinaryEncoder.identityColumns)) FROM STDIN (FORMAT binary)",
+                data: rows
+            )
+            let result = try await connection.query(
+                """
+                WITH keys AS (
+                    INSERT INTO tally.identities (\(CopyBinaryEncoder.identityColumns))
+                    SELECT DISTINCT ON (event_id, occurred_at) \(CopyBinaryEncoder.identityColumns)
+                    FROM tally_identity_staging
+                    ON CONFLICT DO NOTHING
+                    RETURNING 1
+                )
+                SELECT count(*) FROM keys
+                """
+            )
+            try await connection.execute("COMMIT")
+            let count = result.first?.first.flatMap { $0 }.flatMap { Int($0) } ?? 0
+            totals.withLock {
+                $0.identitiesInserted += count
+                $0.duplicates += records.count - count
+            }
+        } catch let error as PostgresError where error.isDataProblem {
+            await connection.rollback()
+            if records.count == 1 {
+                try await storeFailed(records[0], error: error)
+                return
+            }
+            let middle = records.count / 2
+            try await loadIdentities(Array(records[..<middle]))
+            try await loadIdentities(Array(records[middle...]))
+        } catch {
+            await connection.rollback()
+            throw error
+        }
+    }
+
+    /// The COPY buffer, kept between batches: allocating and freeing ~2 MB per batch showed up as
+    /// malloc consolidation in profiles. (An array of at most one: a split batch's halves load in
+    /// turn, so a second buffer is never needed.)
+    private var spareRows: [[UInt8]] = []
+    /// Where each row's text fields are, for the rollups (kept between batches likewise).
+    private var spareEncoded: [[RollupBatch.Row]] = []
+
+    /// Month ranges whose partitions exist (checked once per connection: two loaders may both
+    /// ensure a month, which the function makes harmless).
+    private var ensuredMonths = Set<String>()
+
+    /// Whether to try the direct COPY first; turned off after repeated conflicts (a re-run).
+    private var optimisticCopy = true
+    private var optimisticMisses = 0
+
+    /// Actors known to be in `tally.daily_actor_sets` for their day and feature: sending them
+    /// again would only repeat them (counts use DISTINCT), so batches leave them out. Filled only
+    /// after a commit; emptied at 16,384 keys (under 2 MB), to stay within the memory bound.
+    private var knownActors = ActorSet(capacity: PostgresSink.knownActorLimit)
+
+    private func rememberActors(_ actors: RollupBatch.NewActors) {
+        if knownActors.count + actors.count > PostgresSink.knownActorLimit { knownActors.removeAll() }
+        knownActors.formUnion(actors.set, entries: actors.entries)
+    }
+
+    private func storeFailed(_ event: EventEnvelope, error: PostgresError)
+        async throws
+    {
+        totals.withLock { $0.failed += 1 }
+        logger.warning(
+            "event refused by PostgreSQL, kept in tally.failed_events",
+            metadata: ["tally.event_id": "\(event.eventID)", "tally.sqlstate": "\(error.sqlState ?? "")"]
+        )
+        try await connection.query(
+            "INSERT INTO tally.failed_events (event_id, reason, detail, event) VALUES ($1::uuid, $2, $3, $4)",
+            [
+                event.eventID.description, "postgres_" + (error.sqlState ?? "error"), error.message,
+                String(decoding: event.ndjsonLine.dropLast(), as: UTF8.self),
+            ]
+        )
+    }
+}

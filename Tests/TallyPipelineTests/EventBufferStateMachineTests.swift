@@ -1,0 +1,161 @@
+import DequeModule
+import TallyCore
+import Testing
+
+@testable import TallyPipeline
+
+/// The buffer's transitions one by one, with integers for continuations: no task, lock or clock.
+@Suite("EventBuffer state machine")
+struct EventBufferStateMachineTests {
+    typealias Machine = EventBufferStateMachine<Int, Int>
+
+    static func machine(capacity: Int = 4, batch: Int = 2, policy: OverflowPolicy = .block) -> Machine {
+        Machine(capacity: capacity, maxBatchSize: batch, policy: policy)
+    }
+
+    static let events = TestEvents.events(count: 10)
+
+    @Test("below a batch the consumer waits; the event that fills a batch resumes it")
+    func batchWakesConsumer() {
+        var machine = Self.machine()
+        var spare = Deque<EventEnvelope>()
+        guard case .wait = machine.next(swappingWith: &spare) else { Issue.record("nothing is due"); return }
+        guard case .suspended = machine.suspendConsumer(7) else { Issue.record("stored"); return }
+        guard case .accepted = machine.offer(Self.events[0]) else { Issue.record("queued, no wake"); return }
+        guard case .acceptedResumingConsumer(7) = machine.offer(Self.events[1]) else {
+            Issue.record("a full batch resumes the consumer")
+            return
+        }
+        guard case .events(let producers) = machine.next(swappingWith: &spare) else { Issue.record("events"); return }
+        #expect(producers.isEmpty)
+        #expect(spare.map(\.eventID) == Self.events[0..<2].map(\.eventID))
+        #expect(machine.events.isEmpty)
+    }
+
+    @Test("full under block: offer refuses and counts a drop; append takes what fits, then a producer waits")
+    func blockPolicy() {
+        var machine = Self.machine()
+        guard case .appended(3, nil) = machine.append(Self.events[0..<3]) else { Issue.record("3 of 3"); return }
+        guard case .appended(1, nil) = machine.append(Self.events[3..<6]) else { Issue.record("1 fits"); return }
+        guard case .refused = machine.offer(Self.events[9]) else { Issue.record("full"); return }
+        #expect(machine.counts.dropped == 1 && machine.counts.accepted == 5 && machine.counts.queued == 4)
+
+        let id = machine.makeWaiterID()
+        guard case .suspended = machine.waitForRoom(id: id, producer: 42, isCancelled: false) else {
+            Issue.record("still full")
+            return
+        }
+        var spare = Deque<EventEnvelope>()
+        guard case .events(let producers) = machine.next(swappingWith: &spare) else { Issue.record("events"); return }
+        #expect(producers == [42], "taking the events makes room: the producer is resumed")
+        guard case .retry = machine.waitForRoom(id: machine.makeWaiterID(), producer: 43, isCancelled: false) else {
+            Issue.record("room now")
+            return
+        }
+    }
+
+    @Test("a cancelled producer is failed, or removed while it waits")
+    func cancelledProducer() {
+        var machine = Self.machine(capacity: 1, batch: 1)
+        _ = machine.offer(Self.events[0])
+        guard case .cancelled = machine.waitForRoom(id: 1, producer: 1, isCancelled: true) else {
+            Issue.record("cancelled")
+            return
+        }
+        _ = machine.waitForRoom(id: 2, producer: 2, isCancelled: false)
+        #expect(machine.cancelWaiter(id: 2) == 2)
+        #expect(machine.cancelWaiter(id: 2) == nil, "resumed once only")
+    }
+
+    @Test("full under dropOldest: the oldest event makes room and is counted")
+    func dropOldest() {
+        var machine = Self.machine(capacity: 2, batch: 2, policy: .dropOldest)
+        for event in Self.events[0..<3] { _ = machine.offer(event) }
+        #expect(machine.events.map(\.eventID) == Self.events[1..<3].map(\.eventID))
+        #expect(machine.counts.dropped == 1 && machine.counts.accepted == 3)
+        #expect(machine.tick().drops == 1)
+        #expect(machine.tick().drops == 0, "drops are reported once")
+    }
+
+    @Test("a tick makes a partial batch due and resumes the waiting consumer")
+    func tickReleasesPartialBatch() {
+        var machine = Self.machine()
+        var spare = Deque<EventEnvelope>()
+        _ = machine.offer(Self.events[0])
+        guard case .wait = machine.next(swappingWith: &spare) else { Issue.record("not due"); return }
+        _ = machine.suspendConsumer(1)
+        #expect(machine.tick().resuming == 1)
+        guard case .events = machine.next(swappingWith: &spare) else { Issue.record("partial batch"); return }
+        #expect(spare.count == 1)
+        #expect(machine.tick().resuming == nil, "an empty queue has nothing due")
+    }
+
+    @Test("a flush comes after the events accepted before it, and completes at once once finished")
+    func flushOrdering() {
+        var machine = Self.machine(capacity: 10, batch: 5)
+        var spare = Deque<EventEnvelope>()
+        _ = machine.offer(Self.events[0])
+        let ticket = FlushTicket(parts: 1)
+        guard case .queued(nil) = machine.requestFlush(ticket) else { Issue.record("queued"); return }
+        _ = machine.offer(Self.events[1])
+        guard case .events = machine.next(swappingWith: &spare) else { Issue.record("events first"); return }
+        guard case .flush(let flushed) = machine.next(swappingWith: &spare) else { Issue.record("then flush"); return }
+        #expect(flushed === ticket)
+        spare.removeAll()
+        let close = machine.close()
+        #expect(close.consumer == nil && close.producers.isEmpty)
+        guard case .finished(let pending) = machine.next(swappingWith: &spare) else { Issue.record("done"); return }
+        #expect(pending.isEmpty)
+        #expect(machine.lifecycle == .finished)
+        guard case .completeNow = machine.requestFlush(FlushTicket(parts: 1)) else { Issue.record("gone"); return }
+    }
+
+    @Test("close: events are refused, waiters resumed, the queue drained, then finished with its flushes")
+    func closeDrainsThenFinishes() {
+        var machine = Self.machine(capacity: 2, batch: 2)
+        var spare = Deque<EventEnvelope>()
+        _ = machine.offer(Self.events[0])
+        _ = machine.offer(Self.events[1])
+        _ = machine.waitForRoom(id: 1, producer: 5, isCancelled: false)
+        let ticket = FlushTicket(parts: 1)
+        _ = machine.requestFlush(ticket)
+        let close = machine.close()
+        #expect(close.producers == [5])
+        #expect(machine.lifecycle == .draining)
+        guard case .refused = machine.offer(Self.events[2]) else { Issue.record("refused"); return }
+        guard case .closed = machine.append(Self.events[3..<5]) else { Issue.record("closed"); return }
+        #expect(machine.counts.refusedAfterClose == 3)
+        guard case .events = machine.next(swappingWith: &spare) else { Issue.record("drained"); return }
+        guard case .flush = machine.next(swappingWith: &spare) else { Issue.record("the flush"); return }
+        guard case .finished = machine.next(swappingWith: &spare) else { Issue.record("finished"); return }
+        #expect(machine.lifecycle == .finished)
+        guard case .resumeNow = machine.suspendConsumer(1) else { Issue.record("never waits again"); return }
+    }
+
+    @Test("while draining, every flush still reaches the consumer before it finishes")
+    func flushesBeforeFinish() {
+        var machine = Self.machine()
+        var spare = Deque<EventEnvelope>()
+        let first = FlushTicket(parts: 1)
+        _ = machine.requestFlush(first)
+        _ = machine.close()
+        // Nothing was accepted: the flush is due at once, and so is one requested while draining.
+        guard case .flush(let flushed) = machine.next(swappingWith: &spare), flushed === first else {
+            Issue.record("the first flush")
+            return
+        }
+        let second = FlushTicket(parts: 1)
+        guard case .queued = machine.requestFlush(second) else { Issue.record("still draining"); return }
+        guard case .flush(let again) = machine.next(swappingWith: &spare), again === second else {
+            Issue.record("the second flush")
+            return
+        }
+        guard case .finished(let pending) = machine.next(swappingWith: &spare) else { Issue.record("done"); return }
+        #expect(pending.isEmpty)
+    }
+
+    @Test("the batch size is capped at the capacity, so a full queue is always a full batch")
+    func batchCappedAtCapacity() {
+        #expect(Self.machine(capacity: 3, batch: 10).maxBatchSize == 3)
+    }
+}
