@@ -34,7 +34,7 @@ public struct FormatDecoder: Sendable {
     /// Decodes `line`. Lines without an id get one derived from their content, which a re-send
     /// reproduces.
     public func decode(_ line: UnsafeBufferPointer<UInt8>) -> Decoded {
-        if format == .tally || (format == .auto && Self.looksLikeTally(line)) {
+        if format == .tally || (format == .auto && Self.contains(Self.occurredAtKey, in: line)) {
             return Decoded(
                 format: .tally,
                 results: [
@@ -42,7 +42,11 @@ public struct FormatDecoder: Sendable {
                 ]
             )
         }
-        if format == .segment || format == .auto, let event = SegmentLineDecoder.decode(line) {
+        // In `auto`, only lines that name a `type` can be Segment messages: a PostHog line is not
+        // read twice (by the fast path, which would decline it, and then by ForeignLine).
+        if format == .segment || (format == .auto && Self.contains(Self.typeKey, in: line)),
+            let event = SegmentLineDecoder.decode(line)
+        {
             return Decoded(format: .segment, results: [.success(event)])
         }
         let foreign: ForeignLine
@@ -65,11 +69,11 @@ public struct FormatDecoder: Sendable {
         }
     }
 
-    /// Whether `"occurred_at"` occurs in the line (memchr for quotes, memcmp at each): tally's own
-    /// lines skip the JSON tree.
-    private static func looksLikeTally(_ line: UnsafeBufferPointer<UInt8>) -> Bool {
+    /// Whether `needle` (a quoted key) occurs in the line (memchr for quotes, memcmp at each):
+    /// `"occurred_at"` sends tally's own lines to the decoder that builds no JSON tree.
+    private static func contains(_ key: StaticString, in line: UnsafeBufferPointer<UInt8>) -> Bool {
         guard let base = line.baseAddress else { return false }
-        return Self.occurredAtKey.withUTF8Buffer { needle in
+        return key.withUTF8Buffer { needle in
             var offset = 0
             while line.count - offset >= needle.count {
                 guard let found = memchr(base + offset, Int32(UInt8(ascii: "\"")), line.count - offset) else {
@@ -88,4 +92,5 @@ public struct FormatDecoder: Sendable {
     }
 
     private static let occurredAtKey: StaticString = #""occurred_at""#
+    private static let typeKey: StaticString = #""type""#
 }
