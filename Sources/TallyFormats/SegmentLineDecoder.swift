@@ -61,33 +61,33 @@ package struct SegmentLineDecoder {
         var bit: UInt32 { 1 << UInt32(rawValue) }
 
         init?(_ bytes: UnsafeBufferPointer<UInt8>) {
-            let key: Key?
+            // A switch of literal comparisons: an array of candidates per call cost an allocation
+            // per member (~700 instructions a key).
+            func equals(_ literal: StaticString) -> Bool {
+                memcmp(bytes.baseAddress!, literal.utf8Start, bytes.count) == 0
+            }
             switch bytes.count {
-            case 4: key = Self.match(bytes, [("type", .type), ("name", .name)])
-            case 5: key = Self.match(bytes, [("event", .event), ("batch", .declined)])
-            case 6: key = Self.match(bytes, [("userId", .userId), ("traits", .traits), ("sentAt", .sentAt)])
-            case 7: key = Self.match(bytes, [("context", .context), ("groupId", .groupId)])
-            case 8: key = Self.match(bytes, [("category", .category)])
-            case 9: key = Self.match(bytes, [("messageId", .messageId), ("timestamp", .timestamp)])
-            case 10:
-                key = Self.match(
-                    bytes,
-                    [("properties", .properties), ("previousId", .previousId), ("receivedAt", .receivedAt)]
-                )
-            case 11: key = Self.match(bytes, [("anonymousId", .anonymousId), ("occurred_at", .declined)])
-            case 12: key = Self.match(bytes, [("integrations", .integrations)])
-            case 17: key = Self.match(bytes, [("originalTimestamp", .originalTimestamp)])
-            default: key = nil
+            case 4 where equals("type"): self = .type
+            case 4 where equals("name"): self = .name
+            case 5 where equals("event"): self = .event
+            case 5 where equals("batch"): self = .declined
+            case 6 where equals("userId"): self = .userId
+            case 6 where equals("traits"): self = .traits
+            case 6 where equals("sentAt"): self = .sentAt
+            case 7 where equals("context"): self = .context
+            case 7 where equals("groupId"): self = .groupId
+            case 8 where equals("category"): self = .category
+            case 9 where equals("messageId"): self = .messageId
+            case 9 where equals("timestamp"): self = .timestamp
+            case 10 where equals("properties"): self = .properties
+            case 10 where equals("previousId"): self = .previousId
+            case 10 where equals("receivedAt"): self = .receivedAt
+            case 11 where equals("anonymousId"): self = .anonymousId
+            case 11 where equals("occurred_at"): self = .declined
+            case 12 where equals("integrations"): self = .integrations
+            case 17 where equals("originalTimestamp"): self = .originalTimestamp
+            default: return nil
             }
-            guard let key else { return nil }
-            self = key
-        }
-
-        private static func match(_ bytes: UnsafeBufferPointer<UInt8>, _ candidates: [(StaticString, Key)]) -> Key? {
-            for (literal, key) in candidates where memcmp(bytes.baseAddress!, literal.utf8Start, bytes.count) == 0 {
-                return key
-            }
-            return nil
         }
     }
 

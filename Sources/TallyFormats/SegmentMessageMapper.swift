@@ -216,16 +216,8 @@ public struct SegmentMessageMapper: Sendable {
     }
 
     /// A string (or number) member of an object value, read from its text without a tree.
-    private static func text(_ object: PropertyValue, _ key: String) -> String? {
-        guard case .json(let raw) = object, let value = raw.member(key) else { return nil }
-        return text(value)
-    }
-
-    private static func text(_ value: JSONValue) -> String? {
-        switch value {
-        case .string(let text): text
-        case .number(let number): number.text
-        default: nil
-        }
+    private static func text(_ object: PropertyValue, _ key: StaticString) -> String? {
+        guard case .json(let raw) = object else { return nil }
+        return raw.memberText(key)
     }
 }

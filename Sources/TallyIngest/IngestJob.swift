@@ -184,7 +184,12 @@ public final class IngestJob {
         }
         diagnosis?.observe(line.bytes)
         let decoded = decoder.decode(line.bytes)
-        for result in decoded.results where !report.rejectLimitReached {
+        // Taken out of the list one by one, so each envelope is uniquely owned when `accept`
+        // stamps and validates it (iterating the list kept a second reference, and every write
+        // then copied the envelope's storage).
+        var results = decoded.results
+        results.reverse()
+        while let result = results.popLast(), !report.rejectLimitReached {
             switch result {
             case .success(let event):
                 try accept(event, format: decoded.format, source: source, line: line, receivedAt: receivedAt)

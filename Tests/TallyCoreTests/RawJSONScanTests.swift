@@ -131,6 +131,27 @@ struct RawJSONScanTests {
         let array = try #require(PropertyValue(JSONParser.parse("[1]")).rawJSON)
         #expect(array.member("version") == nil)
     }
+
+    @Test("a member's text: strings decoded, numbers as spelled, anything else nil; the last of a repeated key wins")
+    func memberTexts() throws {
+        let raw = try #require(
+            PropertyValue(
+                JSONParser.parse(
+                    #"{"name": "i\u004fS", "version": "4.2", "build": 4217, "a": {"version": "x"}, "version": "17.1", "n": null}"#
+                )
+            ).rawJSON
+        )
+        #expect(raw.memberText("name") == "iOS")
+        #expect(raw.memberText("version") == "17.1")
+        #expect(raw.memberText("build") == "4217")
+        #expect(raw.memberText("a") == nil)
+        #expect(raw.memberText("n") == nil)
+        #expect(raw.memberText("missing") == nil)
+        let repeated = try #require(PropertyValue(JSONParser.parse(#"{"v": "1", "v": [2]}"#)).rawJSON)
+        #expect(repeated.memberText("v") == nil)
+        let array = try #require(PropertyValue(JSONParser.parse(#"["version"]"#)).rawJSON)
+        #expect(array.memberText("version") == nil)
+    }
 }
 
 extension PropertyValue {

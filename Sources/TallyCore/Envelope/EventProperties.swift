@@ -41,11 +41,17 @@ public struct EventProperties: Hashable, Sendable {
     /// Typed properties from pairs with distinct keys, in any order.
     public init(pairs: [Pair]) {
         var sorted = pairs
-        if sorted.count <= 24 {
+        Self.sortByKeyBytes(&sorted)
+        storage = .pairs(sorted)
+    }
+
+    /// Sorts pairs by ``byteOrder(_:_:)`` in place.
+    package static func sortByKeyBytes(_ pairs: inout [Pair]) {
+        if pairs.count <= 24 {
             // Insertion sort by swaps in the buffer: events have a handful of properties, often
             // already in order; the standard library's sort costs an allocation and a closure
             // call per comparison, and moving pairs through the array retains and releases them.
-            sorted.withUnsafeMutableBufferPointer { buffer in
+            pairs.withUnsafeMutableBufferPointer { buffer in
                 for index in buffer.indices.dropFirst() {
                     var position = index
                     while position > 0, Self.byteOrder(buffer[position].key, buffer[position - 1].key) {
@@ -55,9 +61,8 @@ public struct EventProperties: Hashable, Sendable {
                 }
             }
         } else {
-            sorted.sort { Self.byteOrder($0.key, $1.key) }
+            pairs.sort { Self.byteOrder($0.key, $1.key) }
         }
-        storage = .pairs(sorted)
     }
 
     /// Typed properties from pairs already sorted by ``byteOrder(_:_:)`` with distinct keys.
@@ -121,6 +126,12 @@ public struct EventProperties: Hashable, Sendable {
             }
         case .pairs(let pairs): pairs
         }
+    }
+
+    /// The stored pairs (in key byte order) without building them: nil for string properties.
+    package var sortedPairsIfStored: [Pair]? {
+        if case .pairs(let pairs) = storage { return pairs }
+        return nil
     }
 
     /// The keys in byte order.

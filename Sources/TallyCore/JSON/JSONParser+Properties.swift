@@ -45,11 +45,14 @@ extension JSONParser {
             if next == UInt8(ascii: "}") { break }
             guard next == UInt8(ascii: ",") else { throw JSONError(.unexpectedCharacter, at: offset - 1) }
         }
-        let properties = EventProperties(pairs: pairs)
-        let sorted = properties.sortedPairs
-        for index in sorted.indices.dropFirst() where sorted[index].key == sorted[index - 1].key {
-            return (properties, sorted[index].key)
+        // Sorted in place: handing `pairs` to `EventProperties(pairs:)` while it is still held here
+        // copied the array and retained every pair.
+        EventProperties.sortByKeyBytes(&pairs)
+        var duplicate: String?
+        for index in pairs.indices.dropFirst() where pairs[index].key == pairs[index - 1].key {
+            duplicate = pairs[index].key
+            break
         }
-        return (properties, nil)
+        return (EventProperties(sortedPairs: pairs), duplicate)
     }
 }

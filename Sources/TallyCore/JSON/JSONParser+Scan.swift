@@ -1,3 +1,11 @@
+#if canImport(Darwin)
+    import Darwin
+#elseif canImport(Glibc)
+    import Glibc
+#elseif canImport(Musl)
+    import Musl
+#endif
+
 extension JSONParser {
     /// The value at the current offset as raw JSON: its text, checked by the same rules as
     /// ``parseValue(depth:)`` but without building a tree, and its ``RawJSON/Shape``.
@@ -152,6 +160,63 @@ extension RawJSON {
                 var parser = JSONParser(bytes: bytes, maxDepth: .max)
                 return try? parser.lastMember(wanted)
             }
+        }
+    }
+}
+
+extension RawJSON {
+    /// The text of the last member named `key` when its value is a string (decoded) or a number
+    /// (as spelled), for objects; nil otherwise. Reads no other member's value into memory: the
+    /// Segment mapper takes `context.app.version` and three more fields this way, and parsing each
+    /// into a ``JSONValue`` cost ~1,200 instructions.
+    package func memberText(_ key: StaticString) -> String? {
+        guard shape.kind == .object else { return nil }
+        let wanted = UnsafeBufferPointer(start: key.utf8Start, count: key.utf8CodeUnitCount)
+        let found = text.utf8.withContiguousStorageIfAvailable { bytes in
+            var parser = JSONParser(bytes: bytes, maxDepth: .max)
+            return try? parser.lastMemberText(wanted)
+        }
+        return found
+            ?? member(key.description).flatMap { value in
+                switch value {
+                case .string(let text): text
+                case .number(let number): number.text
+                default: nil
+                }
+            }
+    }
+}
+
+extension JSONParser {
+    /// The text of the last string or number member named `wanted` of the object at the offset.
+    fileprivate mutating func lastMemberText(_ wanted: UnsafeBufferPointer<UInt8>) throws(JSONError) -> String? {
+        var found: String?
+        skipWhitespace()
+        try expect(UInt8(ascii: "{"))
+        skipWhitespace()
+        if peek() == UInt8(ascii: "}") { return nil }
+        while true {
+            skipWhitespace()
+            let matches = try withStringBytes { (key) throws(JSONError) in
+                key.count == wanted.count
+                    && (key.isEmpty || memcmp(key.baseAddress!, wanted.baseAddress!, key.count) == 0)
+            }
+            skipWhitespace()
+            try expect(UInt8(ascii: ":"))
+            skipWhitespace()
+            switch peek() ?? 0 {
+            case UInt8(ascii: "\""):
+                if matches { found = try parseString() } else { try skipValue(depth: 1) }
+            case UInt8(ascii: "-"), UInt8(ascii: "0")...UInt8(ascii: "9"):
+                if matches { found = try parseNumberText() } else { try skipNumber() }
+            default:
+                if matches { found = nil }
+                try skipValue(depth: 1)
+            }
+            skipWhitespace()
+            guard let next = peek() else { throw JSONError(.unexpectedEnd, at: offset) }
+            offset += 1
+            if next == UInt8(ascii: "}") { return found }
         }
     }
 }

@@ -215,7 +215,16 @@ public struct JSONParser {
             offset = index + 1
             return try body(UnsafeBufferPointer(rebasing: bytes[start..<index]))
         }
-        // Escapes or non-ASCII: decode (and validate) the general way.
+        return try withDecodedStringBytes(body)
+    }
+
+    /// ``withStringBytes(_:)`` for strings with escapes or non-ASCII bytes: decoded (and validated)
+    /// the general way. A function of its own so that the fast path above needs no `Result?`:
+    /// called from another module, the unspecialized generic looked up that type's metadata on
+    /// every call, ~430 instructions.
+    private mutating func withDecodedStringBytes<Result>(
+        _ body: (UnsafeBufferPointer<UInt8>) throws(JSONError) -> Result
+    ) throws(JSONError) -> Result {
         var text = try parseString()
         var result: Result?
         var failure: JSONError?

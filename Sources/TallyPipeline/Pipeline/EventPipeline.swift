@@ -238,7 +238,9 @@ public actor EventPipeline: Service {
         var annotated: UInt64 = 0
         var kept = Deque<EventEnvelope>()
         kept.reserveCapacity(events.count)
-        for event in events {
+        // Popped, not iterated: each event is then uniquely owned, and the validator's writes
+        // (feature, schema version, normalized values) do not copy its storage.
+        while let event = events.popFirst() {
             let result = validation.validator.validate(event)
             if result.isValid {
                 kept.append(result.event)
@@ -248,7 +250,7 @@ public actor EventPipeline: Service {
                 kept.append(marked)
                 annotated += 1
             } else {
-                rejected.append((event, result.summary))
+                rejected.append((result.event, result.summary))
             }
         }
         events = kept

@@ -28,6 +28,9 @@ public final class EventSchema: Sendable {
     /// `additionalProperties` and annotations: then validation walks the declared properties
     /// directly instead of validating the object as a whole.
     let hasSimpleObjectSchema: Bool
+    /// The declared properties' schemas compiled for raw JSON text, in the order of
+    /// `properties.sortedProperties`: nested values are checked from their text.
+    let propertyPlans: [SchemaTextPlan]
 
     private static let simpleObjectKeywords: Set<String> = [
         "type", "properties", "required", "additionalProperties", "$schema", "$id", "id", "$comment", "title",
@@ -55,6 +58,7 @@ public final class EventSchema: Sendable {
         self.file = file
         self.path = path
         versionText = version.description
+        propertyPlans = properties.sortedProperties.map { SchemaTextPlan($0.schema) }
         hasSimpleObjectSchema =
             properties.source.objectMembers?.allSatisfy { Self.simpleObjectKeywords.contains($0.key) } ?? false
     }

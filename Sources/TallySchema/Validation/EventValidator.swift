@@ -258,11 +258,21 @@ public struct EventValidator: Sendable {
         }
         let coerce = schema.normalizesStrings
         // One walk over the declared properties in storage order: lookups, conversion, required.
+        // The normalized list is built only once a value changes; until then the event keeps its
+        // storage (building it for every event cost an allocation and a retain per property).
+        let present = event.properties.sortedPairsIfStored
         var normalized: [EventProperties.Pair] = []
-        normalized.reserveCapacity(event.properties.count)
         var changed = false
-        for declared in propertySchema.sortedProperties {
-            guard let value = event.properties[declared.name] else {
+        var found = 0
+        var cursor = 0
+        for (position, declared) in propertySchema.sortedProperties.enumerated() {
+            let value: PropertyValue?
+            if let present {
+                value = Self.merge(declared.name, in: present, cursor: &cursor)
+            } else {
+                value = event.properties[declared.name]
+            }
+            guard let value else {
                 if declared.isRequired {
                     violations.append(
                         EventViolation(
@@ -274,17 +284,34 @@ public struct EventValidator: Sendable {
                 }
                 continue
             }
+            found += 1
             let converted = declared.schema.normalize(
                 value,
                 coerceStrings: coerce,
+                textPlan: schema.propertyPlans[position],
                 path: "$.properties.\(declared.name)",
                 into: &violations
             )
             // Raw JSON is never converted; comparing it would cost a pass over its text.
-            if case .json = value {} else if converted != value { changed = true }
+            if !changed {
+                if case .json = value { continue }
+                if converted == value { continue }
+                changed = true
+                normalized.reserveCapacity(event.properties.count)
+                // The declared properties before this one, unchanged.
+                for earlier in propertySchema.sortedProperties {
+                    if earlier.name == declared.name { break }
+                    if let kept = event.properties[earlier.name] { normalized.append((earlier.name, kept)) }
+                }
+            }
             normalized.append((declared.name, converted))
         }
-        if normalized.count < event.properties.count {
+        if found < event.properties.count {
+            if !changed {
+                normalized = propertySchema.sortedProperties.compactMap { declared in
+                    event.properties[declared.name].map { (declared.name, $0) }
+                }
+            }
             // Undeclared properties: rare, and refused unless the plan allows them.
             event.properties.forEach { key, value in
                 guard propertySchema.property(key) == nil else { return }
@@ -314,9 +341,28 @@ public struct EventValidator: Sendable {
                 }
             }
             event.properties = EventProperties(pairs: normalized)
-        } else if changed {
+            return
+        }
+        if changed {
             event.properties = EventProperties(sortedPairs: normalized)
         }
+    }
+
+    /// The value of `name` in `pairs` (sorted by key bytes), searching from `cursor` on and
+    /// moving it past the match: the declared names arrive in the same order, so the whole walk
+    /// is one merge.
+    private static func merge(_ name: String, in pairs: [EventProperties.Pair], cursor: inout Int) -> PropertyValue? {
+        var index = cursor
+        while index < pairs.count {
+            if pairs[index].key == name {
+                cursor = index + 1
+                return pairs[index].value
+            }
+            if EventProperties.byteOrder(name, pairs[index].key) { break }
+            index += 1
+        }
+        cursor = index
+        return nil
     }
 
     /// Properties whose object schema uses more than `properties`, `required` and

@@ -6,16 +6,18 @@ extension JSONSchema {
     ///
     /// With `coerceStrings`, strings are read as the declared type (`"42"` satisfies `integer` and
     /// becomes `42`): for producers that can only send strings (`TrackingEventContract`). Without
-    /// it, plain JSON Schema semantics. Never infers a type. Objects, arrays, numbers kept in their
+    /// it, plain JSON Schema semantics. Raw JSON is checked first from its text with `textPlan`
+    /// (compiled here when not given). Never infers a type. Objects, arrays, numbers kept in their
     /// original spelling and schemas beyond the scalar keywords are validated as JSON values.
     func normalize(
         _ value: PropertyValue,
         coerceStrings: Bool = true,
+        textPlan: SchemaTextPlan? = nil,
         path: @autoclosure () -> String,
         into violations: inout [EventViolation]
     ) -> PropertyValue {
         if case .json(let raw) = value {
-            if !SchemaTextCheck.accepts(raw, schema: self) {
+            if !(textPlan ?? SchemaTextPlan(self)).accepts(raw) {
                 appendViolations(of: value, path: path(), into: &violations)
             }
             return value

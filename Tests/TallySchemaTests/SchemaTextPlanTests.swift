@@ -7,7 +7,7 @@ import Testing
 /// The text check is a fast path for nested values: it may answer "certainly valid" only when the
 /// parsed value is valid, on every case of the official suite.
 @Suite("Schema check over raw JSON text")
-struct SchemaTextCheckTests {
+struct SchemaTextPlanTests {
     static func raw(_ text: String) throws -> RawJSON {
         let bytes = Array(text.utf8)
         return try bytes.withUnsafeBufferPointer { buffer in
@@ -40,7 +40,7 @@ struct SchemaTextCheckTests {
                         if isValid { valid += 1 }
                         // Compact, and spaced the way people write JSON by hand.
                         for text in [JSONWriter.text(value), Self.spaced(value)] {
-                            let accepted = SchemaTextCheck.accepts(try Self.raw(text), schema: schema)
+                            let accepted = SchemaTextPlan(schema).accepts(try Self.raw(text))
                             #expect(
                                 !accepted || isValid,
                                 "\(draft)/\(file): \(group["description"]?.stringValue ?? "") \(text)"
@@ -70,7 +70,7 @@ struct SchemaTextCheckTests {
         )
         let good =
             #"[ {"product_id": "p1", "price": 19, "quantity": 1, "name": "Catan", "sku": "45-32"}, {"product_id": "p2", "price": 2.5, "quantity": 2} ]"#
-        #expect(SchemaTextCheck.accepts(try Self.raw(good), schema: schema))
+        #expect(SchemaTextPlan(schema).accepts(try Self.raw(good)))
         for bad in [
             "[]", #"[{"price": 1, "quantity": 1}]"#, #"[{"product_id": "p", "price": -1, "quantity": 1}]"#,
             #"[{"product_id": "p", "price": 1, "quantity": 1.5}]"#,
@@ -81,7 +81,7 @@ struct SchemaTextCheckTests {
             #"{"product_id": "p"}"#,
         ] {
             let raw = try Self.raw(bad)
-            #expect(!SchemaTextCheck.accepts(raw, schema: schema), "\(bad)")
+            #expect(!SchemaTextPlan(schema).accepts(raw), "\(bad)")
             #expect(!schema.accepts(raw.value), "\(bad)")
         }
         // Defers (is not sure) where the parsed check says valid: an escaped key, `2.0` as an integer.
@@ -90,7 +90,7 @@ struct SchemaTextCheckTests {
             #"[{"product_id": "p", "price": 1, "quantity": 2.0}]"#,
         ] {
             let raw = try Self.raw(unsure)
-            #expect(!SchemaTextCheck.accepts(raw, schema: schema), "\(unsure)")
+            #expect(!SchemaTextPlan(schema).accepts(raw), "\(unsure)")
             #expect(schema.accepts(raw.value), "\(unsure)")
         }
     }
