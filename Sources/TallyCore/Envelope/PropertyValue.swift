@@ -61,6 +61,12 @@ extension PropertyValue {
             self = .integer(integer)
         } else if Self.isShortestDecimal(bytes), let double = DecimalText.double(bytes) {
             self = .number(double)
+        } else if Self.hasPaddedFraction(bytes) {
+            // `27.50`: tally never writes a number so (an integral value gets one `.0`, any
+            // other is shortest), so it stays raw without reading and formatting its value.
+            self = .json(
+                RawJSON(validatedText: String(decoding: bytes, as: UTF8.self), shape: RawJSON.Shape(number: ()))
+            )
         } else {
             self.init(numberText: String(decoding: bytes, as: UTF8.self))
         }
@@ -75,6 +81,15 @@ extension PropertyValue {
     private static func isShortestDecimal(_ text: String) -> Bool {
         var text = text
         return text.withUTF8 { isShortestDecimal($0) }
+    }
+
+    /// Whether `text` (a valid JSON number) is a plain decimal whose fraction has two or more
+    /// digits and ends in zero (`25.00`, `-1.250`).
+    private static func hasPaddedFraction(_ text: UnsafeBufferPointer<UInt8>) -> Bool {
+        guard let point = text.firstIndex(of: UInt8(ascii: ".")), text.count - point > 2,
+            text.last == UInt8(ascii: "0")
+        else { return false }
+        return !text.contains(UInt8(ascii: "e")) && !text.contains(UInt8(ascii: "E"))
     }
 
     private static func isShortestDecimal(_ text: UnsafeBufferPointer<UInt8>) -> Bool {
