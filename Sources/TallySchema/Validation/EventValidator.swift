@@ -262,6 +262,9 @@ public struct EventValidator: Sendable {
         // storage (building it for every event cost an allocation and a retain per property).
         let present = event.properties.sortedPairsIfStored
         var normalized: [EventProperties.Pair] = []
+        // String properties (from `track()`) are usually converted: build the list from the start.
+        var building = present == nil
+        if building { normalized.reserveCapacity(event.properties.count) }
         var changed = false
         var found = 0
         var cursor = 0
@@ -293,10 +296,10 @@ public struct EventValidator: Sendable {
                 into: &violations
             )
             // Raw JSON is never converted; comparing it would cost a pass over its text.
-            if !changed {
-                if case .json = value { continue }
-                if converted == value { continue }
-                changed = true
+            if case .json = value {} else if !changed, converted != value { changed = true }
+            if !building {
+                if !changed { continue }
+                building = true
                 normalized.reserveCapacity(event.properties.count)
                 // The declared properties before this one, unchanged.
                 for earlier in propertySchema.sortedProperties {
@@ -307,7 +310,7 @@ public struct EventValidator: Sendable {
             normalized.append((declared.name, converted))
         }
         if found < event.properties.count {
-            if !changed {
+            if !building {
                 normalized = propertySchema.sortedProperties.compactMap { declared in
                     event.properties[declared.name].map { (declared.name, $0) }
                 }
