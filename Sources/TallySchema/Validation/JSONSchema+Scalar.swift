@@ -12,12 +12,12 @@ extension JSONSchema {
     func normalize(
         _ value: PropertyValue,
         coerceStrings: Bool = true,
-        textPlan: SchemaTextPlan? = nil,
+        textPlan: @autoclosure () -> SchemaTextPlan? = nil,
         path: @autoclosure () -> String,
         into violations: inout [EventViolation]
     ) -> PropertyValue {
         if case .json(let raw) = value {
-            if !(textPlan ?? SchemaTextPlan(self)).accepts(raw) {
+            if !(textPlan() ?? SchemaTextPlan(self)).accepts(raw) {
                 appendViolations(of: value, path: path(), into: &violations)
             }
             return value
