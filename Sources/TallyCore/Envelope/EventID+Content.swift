@@ -5,7 +5,7 @@ extension EventID {
     /// The hash is two independent 64-bit lanes of the wyhash mixing function over 8-byte words;
     /// not cryptographic, but 122 well-mixed bits make an accidental collision among billions of
     /// events vanishingly unlikely.
-    public init(contentOf bytes: UnsafeBufferPointer<UInt8>) {
+    package init(contentOf bytes: UnsafeBufferPointer<UInt8>) {
         var first: UInt64 = 0x243F_6A88_85A3_08D3 ^ UInt64(bytes.count)
         var second: UInt64 = 0x1319_8A2E_0370_7344 &+ UInt64(bytes.count)
         var index = 0

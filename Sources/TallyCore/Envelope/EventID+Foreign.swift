@@ -32,7 +32,7 @@ extension EventID {
     /// case, optionally in braces, with a hyphen allowed after any group of four digits
     /// (`A0EEBC99-9C0B-4EF8-BB6D-6BB9BD380A11`, `a0eebc999c0b4ef8bb6d6bb9bd380a11`,
     /// `{a0eebc99-9c0b4ef8-bb6d6bb9-bd380a11}`). Nil for anything else.
-    public init?(uuidText bytes: UnsafeBufferPointer<UInt8>) {
+    package init?(uuidText bytes: UnsafeBufferPointer<UInt8>) {
         if let canonical = EventID(canonicalBytes: bytes) {
             self = canonical
             return
