@@ -24,15 +24,15 @@ public struct JSONParser {
         offset = 0
     }
 
-    /// Parses `bytes` as one JSON text (surrounding whitespace allowed).
-    public static func parse(_ bytes: UnsafeBufferPointer<UInt8>, maxDepth: Int = defaultMaxDepth) throws(JSONError)
+    /// Parses `bytes` as one JSON text, in place.
+    package static func parse(_ bytes: UnsafeBufferPointer<UInt8>, maxDepth: Int = defaultMaxDepth) throws(JSONError)
         -> JSONValue
     {
         var parser = JSONParser(bytes: bytes, maxDepth: maxDepth)
         return try parser.parseDocument()
     }
 
-    /// Parses `bytes` as one JSON text.
+    /// Parses `bytes` as one JSON text (surrounding whitespace allowed).
     public static func parse(_ bytes: some Collection<UInt8>, maxDepth: Int = defaultMaxDepth) throws(JSONError)
         -> JSONValue
     {
