@@ -15,6 +15,7 @@ let package = Package(
         .library(name: "Tracking", targets: ["Tracking"]),
         .library(name: "TrackingMocks", targets: ["TrackingMocks"]),
         .library(name: "TallyPipeline", targets: ["TallyPipeline"]),
+        .library(name: "TallyPipelineTesting", targets: ["TallyPipelineTesting"]),
         .library(name: "TallyFileStore", targets: ["TallyFileStore"]),
         .library(name: "TallySchema", targets: ["TallySchema"]),
         .executable(name: "tally", targets: ["tally"]),
@@ -54,6 +55,9 @@ let package = Package(
             ],
             swiftSettings: strict
         ),
+
+        // Test doubles for code that runs the pipeline: in-memory sinks and a manual clock.
+        .target(name: "TallyPipelineTesting", dependencies: ["TallyCore", "TallyPipeline"], swiftSettings: strict),
 
         // The embedded default store: daily NDJSON files, their reader and the file dead-letter.
         .target(
@@ -160,6 +164,7 @@ let package = Package(
             name: "TallyPipelineTests",
             dependencies: [
                 "TallyPipeline", "TallyCore", "TallySchema", "Tracking", "TallyTestSupport",
+                "TallyPipelineTesting",
                 .product(name: "InMemoryLogging", package: "swift-log"),
                 .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
             ],
@@ -170,6 +175,7 @@ let package = Package(
             dependencies: [
                 "TallyIngest", "TallyPipeline", "TallySchema", "TallyCore", "TallyFileStore", "TallyReports",
                 "TallyTestSupport",
+                "TallyPipelineTesting",
             ],
             swiftSettings: strict
         ),
@@ -187,6 +193,7 @@ let package = Package(
             name: "PostgresTests",
             dependencies: [
                 "TallyPostgres", "TallyCore", "TallyPipeline", "TallyReports", "TallyIngest", "TallyTestSupport",
+                "TallyPipelineTesting",
             ],
             swiftSettings: strict
         ),
@@ -195,6 +202,7 @@ let package = Package(
             dependencies: [
                 "Tracking", "TrackingMocks", "TallyPipeline", "TallyCore", "TallySchema", "TallyFileStore",
                 "TallyTestSupport",
+                "TallyPipelineTesting",
                 .product(name: "Logging", package: "swift-log"),
                 .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
             ],

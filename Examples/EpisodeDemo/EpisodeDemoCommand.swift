@@ -2,16 +2,9 @@ public import ArgumentParser
 import Foundation
 public import Logging
 import ServiceLifecycle
-import TallyCore
 import TallyFileStore
 public import TallyPipeline
 public import TallySchema
-
-#if canImport(Glibc)
-    import Glibc
-#elseif canImport(Darwin)
-    import Darwin
-#endif
 
 /// Runs the Examples feature's events through the pipeline into the file store and stdout.
 @main
@@ -120,7 +113,7 @@ struct EpisodeDemoCommand: AsyncParsableCommand {
             + "delivered_file=\(statistics.delivered["file", default: 0]) rejected=\(statistics.rejected) "
             + "dead_lettered=\(statistics.deadLettered) "
             + "lost=\(statistics.lost) data_dir=\(dataDir)\n"
-        try? FileDescriptorWriter.writeAll(Array(report.utf8), to: STDERR_FILENO, path: "<stderr>")
+        FileHandle.standardError.write(Data(report.utf8))
         if statistics.deadLettered > 0 || statistics.lost > 0 || statistics.rejected > 0 { throw ExitCode(1) }
     }
 }

@@ -1,4 +1,4 @@
-public import TallyCore
+package import TallyCore
 
 #if canImport(Darwin)
     import Darwin
@@ -40,17 +40,17 @@ public struct FileStoreLayout: Sendable, Hashable {
     public var deadLetterDirectory: String { root + "/dead-letter" }
 
     /// The path of segment `segment` of `day`'s event file.
-    public func eventFile(day: CivilDate, segment: Int) -> String {
+    package func eventFile(day: CivilDate, segment: Int) -> String {
         eventsDirectory + "/" + Self.fileName(prefix: "events", day: day, segment: segment)
     }
 
     /// The path of segment `segment` of `day`'s identities file.
-    public func identityFile(day: CivilDate, segment: Int) -> String {
+    package func identityFile(day: CivilDate, segment: Int) -> String {
         identitiesDirectory + "/" + Self.fileName(prefix: "identities", day: day, segment: segment)
     }
 
     /// The path of `day`'s dead-letter file.
-    public func deadLetterFile(day: CivilDate) -> String {
+    package func deadLetterFile(day: CivilDate) -> String {
         deadLetterDirectory + "/" + Self.fileName(prefix: "dead-letter", day: day, segment: 0)
     }
 
@@ -59,21 +59,21 @@ public struct FileStoreLayout: Sendable, Hashable {
     }
 
     /// One event file found on disk.
-    public struct Segment: Sendable, Hashable, Comparable {
+    package struct Segment: Sendable, Hashable, Comparable {
         /// The UTC day its events occurred on.
-        public var day: CivilDate
+        package var day: CivilDate
         /// 0 for the first file of the day.
-        public var number: Int
+        package var number: Int
         /// Its path.
-        public var path: String
+        package var path: String
 
-        public static func < (lhs: Segment, rhs: Segment) -> Bool {
+        package static func < (lhs: Segment, rhs: Segment) -> Bool {
             (lhs.day.daysSinceEpoch, lhs.number) < (rhs.day.daysSinceEpoch, rhs.number)
         }
     }
 
     /// The event files on disk, oldest day first, segments in order. Other files are ignored.
-    public func eventSegments() throws(IOError) -> [Segment] {
+    package func eventSegments() throws(IOError) -> [Segment] {
         try Self.listDirectory(eventsDirectory).compactMap { name in
             Self.parseSegment(name: name, prefix: "events").map {
                 Segment(day: $0.day, number: $0.number, path: eventsDirectory + "/" + name)
@@ -82,7 +82,7 @@ public struct FileStoreLayout: Sendable, Hashable {
     }
 
     /// The identity files on disk, oldest day first (none when the directory does not exist).
-    public func identitySegments() throws(IOError) -> [Segment] {
+    package func identitySegments() throws(IOError) -> [Segment] {
         guard Self.isDirectory(identitiesDirectory) else { return [] }
         return try Self.listDirectory(identitiesDirectory).compactMap { name in
             Self.parseSegment(name: name, prefix: "identities").map {

@@ -57,7 +57,7 @@ public struct FileStoreReader: Sendable {
 
     /// Calls `body` with every event of one segment.
     @discardableResult
-    public func forEachEvent(inSegment segment: FileStoreLayout.Segment, _ body: (EventEnvelope) throws -> Void) throws
+    package func forEachEvent(inSegment segment: FileStoreLayout.Segment, _ body: (EventEnvelope) throws -> Void) throws
         -> Report
     {
         var report = Report()

@@ -1,34 +1,34 @@
-public import TallyCore
+package import TallyCore
 
 /// One line of Segment or PostHog input, read without a JSON tree for its property objects:
 /// `properties`, `traits` and `context` are decoded member by member as ``EventProperties``, so
 /// nested objects and arrays keep the exact text they were sent with (and no tree is built and
 /// written back for them). Every other member is parsed as a ``JSONValue``.
-public struct ForeignLine: Sendable {
+package struct ForeignLine: Sendable {
     /// One object of the line: the line itself, or one message of its `batch`.
-    public struct Message: Sendable {
+    package struct Message: Sendable {
         /// The members other than the property objects, in order.
-        public var members: [JSONMember] = []
+        package var members: [JSONMember] = []
         /// `properties`, `traits` and `context`, when they are objects (a list: at most three, and
         /// a dictionary cost more to build than a scan of three).
-        public var objects: [(key: String, value: EventProperties)] = []
+        package var objects: [(key: String, value: EventProperties)] = []
         /// A key given twice inside one of ``objects`` (`properties.plan`), if any.
-        public var duplicate: String?
+        package var duplicate: String?
 
         /// The last member named `key`.
-        public func member(_ key: String) -> JSONValue? {
+        package func member(_ key: String) -> JSONValue? {
             members.last { $0.key == key }?.value
         }
 
         /// Whether the message has a member named `key` (property objects included).
-        public func has(_ key: String) -> Bool {
+        package func has(_ key: String) -> Bool {
             object(key) != nil || member(key) != nil
         }
 
         /// The property object `key`: nil when absent or null; a type problem when not an object;
         /// a duplicate key inside it is refused.
         /// The property object `key`, if it was one.
-        public func object(_ key: String) -> EventProperties? {
+        package func object(_ key: String) -> EventProperties? {
             objects.last { $0.key == key }?.value
         }
 
@@ -52,14 +52,14 @@ public struct ForeignLine: Sendable {
     }
 
     /// The line's top-level object (for a batch wrapper: its `sentAt`, `context`, `api_key`, …).
-    public var top: Message
+    package var top: Message
     /// The messages of a `batch` array (nil: an element that is not an object); nil without one.
-    public var batch: [Message?]?
+    package var batch: [Message?]?
 
     static let objectKeys: Set<String> = ["properties", "traits", "context"]
 
     /// Reads `line`; malformed JSON (anywhere in the line) is an error for the whole line.
-    public init(_ line: UnsafeBufferPointer<UInt8>) throws(EnvelopeDecodingError) {
+    package init(_ line: UnsafeBufferPointer<UInt8>) throws(EnvelopeDecodingError) {
         var parser = JSONParser(bytes: line)
         parser.skipWhitespace()
         if parser.peek() != UInt8(ascii: "{") {

@@ -9,7 +9,7 @@ public import TallyCore
 #endif
 
 /// Turns one input line of any ``SourceFormat`` into envelopes: tally lines through
-/// ``EnvelopeDecoder`` (no JSON tree), Segment and PostHog lines through their mappers.
+/// the envelope decoder (no JSON tree), Segment and PostHog lines through their mappers.
 public struct FormatDecoder: Sendable {
     /// The format of the input (``SourceFormat/auto`` decides per line).
     public let format: SourceFormat

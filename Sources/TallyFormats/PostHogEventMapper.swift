@@ -1,4 +1,4 @@
-public import TallyCore
+package import TallyCore
 
 /// Maps PostHog events (capture API payloads and batch-export rows) to envelopes, field by field
 /// (docs/formats.md has the table).
@@ -16,7 +16,7 @@ public import TallyCore
 ///   `$locale`; other top-level members of export rows (`team_id`, `person_id`,
 ///   `person_properties`, `elements_chain`, `ip`, …) are kept in the context. `api_key` and
 ///   `token` (project keys) are not stored.
-public struct PostHogEventMapper: Sendable {
+package struct PostHogEventMapper: Sendable {
     /// Members read into the envelope itself; every other top-level member goes to the context.
     static let mappedKeys: Set<String> = [
         "event", "uuid", "distinct_id", "properties", "timestamp", "sent_at", "created_at", "api_key", "token",
@@ -24,11 +24,11 @@ public struct PostHogEventMapper: Sendable {
     ]
 
     /// A mapper.
-    public init() {}
+    package init() {}
 
     /// The envelopes of one line: one event, or every event of `{"batch": [...]}` (whose `api_key`
     /// is dropped and whose `sent_at` applies to events without one).
-    public func map(_ line: ForeignLine) -> [Result<EventEnvelope, EnvelopeDecodingError>] {
+    package func map(_ line: ForeignLine) -> [Result<EventEnvelope, EnvelopeDecodingError>] {
         line.mapMessages { (event, path, batch) throws(EnvelopeDecodingError) in
             try map(event: event, path: path, batch: batch)
         }

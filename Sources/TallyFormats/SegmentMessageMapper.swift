@@ -1,4 +1,4 @@
-public import TallyCore
+package import TallyCore
 
 /// Maps Segment spec messages (https://segment.com/docs/connections/spec/) to envelopes,
 /// field by field (docs/formats.md has the table).
@@ -13,17 +13,17 @@ public import TallyCore
 ///   present, else `timestamp`, else `receivedAt`, else `sentAt`.
 /// - `context` keeps every member; `app.version`, `app.build`, `os.name`, `os.version` and
 ///   `locale` also fill tally's context fields. `integrations` is kept in the context too.
-public struct SegmentMessageMapper: Sendable {
+package struct SegmentMessageMapper: Sendable {
     /// The call types of the spec.
-    public static let callTypes: Set<String> = ["track", "page", "screen", "identify", "group", "alias"]
+    package static let callTypes: Set<String> = ["track", "page", "screen", "identify", "group", "alias"]
 
     /// A mapper.
-    public init() {}
+    package init() {}
 
     /// The envelopes of one line: one message, or every message of a batch wrapper (whose
     /// `context` merges under each message's own and whose `sentAt` applies to messages without one).
     /// Each result is an envelope or the reason its message was refused (path inside the line).
-    public func map(_ line: ForeignLine) -> [Result<EventEnvelope, EnvelopeDecodingError>] {
+    package func map(_ line: ForeignLine) -> [Result<EventEnvelope, EnvelopeDecodingError>] {
         line.mapMessages { (message, path, batch) throws(EnvelopeDecodingError) in
             try map(message: message, path: path, batch: batch)
         }

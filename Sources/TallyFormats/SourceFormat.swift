@@ -15,7 +15,7 @@ public enum SourceFormat: String, Sendable, Hashable, CaseIterable {
     case auto
 
     /// The format of a line that is not tally's (no `occurred_at`), for ``auto``.
-    public static func detect(_ line: ForeignLine) -> SourceFormat {
+    package static func detect(_ line: ForeignLine) -> SourceFormat {
         if let batch = line.batch {
             guard let first = batch.first ?? nil else { return .segment }
             return detect(first) ?? .segment

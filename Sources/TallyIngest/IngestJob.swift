@@ -1,8 +1,8 @@
 import Foundation
-public import TallyCore
-public import TallyFormats
-public import TallyPipeline
-public import TallySchema
+package import TallyCore
+package import TallyFormats
+package import TallyPipeline
+package import TallySchema
 
 /// Reads NDJSON inputs line by line (bounded memory whatever their size), turns each line into a
 /// validated envelope or a reject with its reason, file and line number, and sends the good ones
@@ -12,25 +12,25 @@ public import TallySchema
 /// each event once. Inputs are read in 1 MiB chunks by `read(2)` on a queue of the job's own
 /// (``BlockingIO``), off the cooperative pool, so a pipe that sends nothing holds up no other task
 /// and ``stop()`` ends the wait; the pipeline's sinks run concurrently on other tasks.
-public final class IngestJob {
+package final class IngestJob {
     /// Settings of one run.
-    public struct Options: Sendable {
+    package struct Options: Sendable {
         /// Structural checks, and the tracking plans when there is a registry.
-        public var validator: EventValidator
+        package var validator: EventValidator
         /// Longer lines are rejected as `too_large` without being buffered. A line holds one event
         /// or a batch of them, so it is at least the validator's `limits.maxEventBytes`.
-        public var maxLineLength: Int
+        package var maxLineLength: Int
         /// At most this many rejected lines: the next one stops reading right there; nil: no limit.
-        public var maxRejects: Int?
+        package var maxRejects: Int?
         /// Where rejected lines go.
-        public var rejectsPath: String
+        package var rejectsPath: String
         /// The input's format; ``SourceFormat/auto`` decides per line.
-        public var format: SourceFormat
+        package var format: SourceFormat
         /// The feature of events that name none and that no tracking plan claims.
-        public var defaultFeature: String?
+        package var defaultFeature: String?
 
         /// Options with 1 MiB lines, no reject limit, the format decided per line.
-        public init(
+        package init(
             validator: EventValidator,
             maxLineLength: Int = 1 << 20,
             maxRejects: Int? = nil,
@@ -48,17 +48,17 @@ public final class IngestJob {
     }
 
     /// Where a run is, for progress displays.
-    public struct Progress: Sendable {
+    package struct Progress: Sendable {
         /// The input being read.
-        public var source: String
+        package var source: String
         /// Bytes read from it.
-        public var bytesRead: Int
+        package var bytesRead: Int
         /// Its size, when known (not for pipes).
-        public var totalBytes: Int?
+        package var totalBytes: Int?
         /// Events accepted so far, all inputs.
-        public var accepted: Int
+        package var accepted: Int
         /// Seconds since the run started.
-        public var elapsedSeconds: Double
+        package var elapsedSeconds: Double
     }
 
     /// Why the run could not read an input.
@@ -82,7 +82,7 @@ public final class IngestJob {
     private let interruption = Interruption()
 
     /// A job feeding `pipeline`; `progress` is called after each chunk read.
-    public init(options: Options, pipeline: EventPipeline, progress: ((Progress) -> Void)? = nil) {
+    package init(options: Options, pipeline: EventPipeline, progress: ((Progress) -> Void)? = nil) {
         self.options = options
         self.pipeline = pipeline
         self.progress = progress
@@ -93,7 +93,7 @@ public final class IngestJob {
 
     /// Ingests `sources` in order (`-` is stdin). Returns once every accepted event was handed to
     /// the pipeline; the caller shuts the pipeline down and reads what the sinks stored.
-    public func run(sources: [String], shouldStop: () -> Bool = { false }) async throws -> IngestReport {
+    package func run(sources: [String], shouldStop: () -> Bool = { false }) async throws -> IngestReport {
         let started = Date()
         defer { report.elapsedSeconds = Date().timeIntervalSince(started) }
         for source in sources where !stopRequested {
@@ -240,7 +240,7 @@ public final class IngestJob {
 
     /// The feature of an event that names none and has no tracking plan: the first word of its
     /// name (`episode_list_viewed` → `episode`), as screens are named after their feature.
-    public static func feature(fromName name: String) -> String {
+    package static func feature(fromName name: String) -> String {
         String(name.prefix { $0 != "_" })
     }
 

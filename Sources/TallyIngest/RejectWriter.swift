@@ -1,19 +1,19 @@
 import Foundation
 import TallyCore
-public import TallySchema
+package import TallySchema
 
 /// Writes rejected lines as NDJSON a person can read, fix and feed back to `tally ingest`:
 /// `{"source":"events.ndjson","line":12,"reason":"type_mismatch","path":"$.properties.position","message":"…","raw":"…"}`.
 /// `raw` is the line as text; a line that is not valid UTF-8 also gets `raw_base64`, byte-exact.
 /// The file is created on the first reject only.
-public final class RejectWriter {
+package final class RejectWriter {
     /// Where rejects go.
-    public let path: String
+    package let path: String
     private var descriptor: Int32 = -1
     private var buffer: [UInt8] = []
 
     /// A writer to `path` (created with its directory on first use).
-    public init(path: String) {
+    package init(path: String) {
         self.path = path
     }
 
@@ -23,10 +23,10 @@ public final class RejectWriter {
     }
 
     /// Whether anything was written.
-    public var isUsed: Bool { descriptor >= 0 }
+    package var isUsed: Bool { descriptor >= 0 }
 
     /// Records one rejected line.
-    public func reject(source: String, line: Int, violation: EventViolation, raw: UnsafeBufferPointer<UInt8>?) throws {
+    package func reject(source: String, line: Int, violation: EventViolation, raw: UnsafeBufferPointer<UInt8>?) throws {
         buffer.append(contentsOf: #"{"source":"#.utf8)
         JSONWriter.appendString(source, to: &buffer)
         buffer.append(contentsOf: #","line":"#.utf8)
@@ -52,7 +52,7 @@ public final class RejectWriter {
     }
 
     /// Writes buffered rejects and fsyncs them.
-    public func flush() throws {
+    package func flush() throws {
         guard !buffer.isEmpty else { return }
         if descriptor < 0 {
             let directory = (path as NSString).deletingLastPathComponent

@@ -1,20 +1,20 @@
-public import TallySchema
+package import TallySchema
 
 /// One rejected line, as the console report names it: `file:line: reason at path: message`.
-public struct RejectedLine: Sendable, Hashable, CustomStringConvertible {
+package struct RejectedLine: Sendable, Hashable, CustomStringConvertible {
     /// The input (`<stdin>` for standard input).
-    public var source: String
+    package var source: String
     /// The line number, from 1.
-    public var line: Int
+    package var line: Int
     /// Why it was rejected.
-    public var reason: ReasonCode
+    package var reason: ReasonCode
     /// The JSON path at fault (`$` for the whole line).
-    public var path: String
+    package var path: String
     /// What was wrong, for people.
-    public var message: String
+    package var message: String
 
     /// A rejected line.
-    public init(source: String, line: Int, reason: ReasonCode, path: String, message: String) {
+    package init(source: String, line: Int, reason: ReasonCode, path: String, message: String) {
         self.source = source
         self.line = line
         self.reason = reason
@@ -23,7 +23,7 @@ public struct RejectedLine: Sendable, Hashable, CustomStringConvertible {
     }
 
     /// `events.ndjson:12: type_mismatch at $.properties.position: expected integer`.
-    public var description: String {
+    package var description: String {
         "\(source):\(line): \(reason.rawValue)" + (path == "$" ? "" : " at \(path)") + ": \(message)"
     }
 }

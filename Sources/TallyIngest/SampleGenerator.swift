@@ -1,24 +1,24 @@
-public import TallyCore
+package import TallyCore
 
 /// Synthetic NDJSON events for the Examples tracking plans (episode, search, player): users with
 /// sessions browsing, searching and playing, spread over days; optionally some bad lines.
 /// Deterministic for a seed, so tests and benchmarks can regenerate the same file.
-public struct SampleGenerator: Sendable {
+package struct SampleGenerator: Sendable {
     /// Events to produce (bad lines not included).
-    public var events: Int
+    package var events: Int
     /// The random seed.
-    public var seed: UInt64
+    package var seed: UInt64
     /// Days the events span, ending at ``end``.
-    public var days: Int
+    package var days: Int
     /// The end of the time span.
-    public var end: Timestamp
+    package var end: Timestamp
     /// Distinct users.
-    public var users: Int
+    package var users: Int
     /// One bad line after every this many events; 0 for none.
-    public var badEvery: Int
+    package var badEvery: Int
 
     /// A generator.
-    public init(
+    package init(
         events: Int,
         seed: UInt64 = 42,
         days: Int = 14,
@@ -45,7 +45,7 @@ public struct SampleGenerator: Sendable {
     ]
 
     /// Calls `body` with each line (without its newline), in order.
-    public func generate(_ body: ([UInt8]) throws -> Void) rethrows {
+    package func generate(_ body: ([UInt8]) throws -> Void) rethrows {
         var random = SplitMix64(seed: seed)
         var generator = UUIDv7Generator(seed: seed)
         let span = Int64(days) * 86_400_000_000_000

@@ -1,40 +1,40 @@
-public import TallyCore
+package import TallyCore
 
 /// Encodes envelopes in PostgreSQL's binary COPY format, in the column order of ``columns``:
 /// no escaping, no text parsing of ids and timestamps on either side.
 ///
 /// `uuid` is 16 bytes, `timestamptz` microseconds since 2000-01-01 as a big-endian Int64, `text`
 /// its UTF-8, `jsonb` a version byte (1) and the JSON text; a NULL is a length of -1.
-public enum CopyBinaryEncoder {
+package enum CopyBinaryEncoder {
     /// The columns of `tally.events`, in the order rows are encoded.
-    public static let columns =
+    package static let columns =
         "event_id, occurred_at, name, feature, properties, sent_at, received_at, user_id, anonymous_id, session_id, context, schema_version, violations, source_id"
 
     /// The columns of `tally.identities`, in the order ``appendIdentity(_:to:)`` encodes them.
-    public static let identityColumns =
+    package static let identityColumns =
         "event_id, occurred_at, type, name, user_id, anonymous_id, group_id, previous_id, traits, context, sent_at, received_at, source_id"
 
     /// The 19-byte header: signature, flags, header-extension length.
-    public static let header: [UInt8] =
+    package static let header: [UInt8] =
         Array("PGCOPY\n".utf8) + [0xFF, 0x0D, 0x0A, 0x00] + [0, 0, 0, 0] + [0, 0, 0, 0]
     /// The trailer: a field count of -1.
-    public static let trailer: [UInt8] = [0xFF, 0xFF]
+    package static let trailer: [UInt8] = [0xFF, 0xFF]
 
     /// Microseconds between 1970-01-01 and 2000-01-01.
     private static let postgresEpochOffset: Int64 = 946_684_800_000_000
 
     /// Where a tuple's text fields were written in the buffer (nil: NULL), for work that reads them
     /// again as bytes (rollup upkeep) instead of going back to the strings.
-    public struct TextFields: Sendable {
-        public var name: Range<Int>
-        public var feature: Range<Int>
-        public var userID: Range<Int>?
-        public var anonymousID: Range<Int>?
+    package struct TextFields: Sendable {
+        package var name: Range<Int>
+        package var feature: Range<Int>
+        package var userID: Range<Int>?
+        package var anonymousID: Range<Int>?
     }
 
     /// Appends one tuple; returns where its text fields are.
     @discardableResult
-    public static func append(_ event: EventEnvelope, to bytes: inout [UInt8]) -> TextFields {
+    package static func append(_ event: EventEnvelope, to bytes: inout [UInt8]) -> TextFields {
         appendInt16(14, to: &bytes)
         appendInt32(16, to: &bytes)
         appendInt64(Int64(bitPattern: event.eventID.high), to: &bytes)
@@ -64,7 +64,7 @@ public enum CopyBinaryEncoder {
     }
 
     /// Appends one `tally.identities` tuple (an `identify`, `group` or `alias` record).
-    public static func appendIdentity(_ event: EventEnvelope, to bytes: inout [UInt8]) {
+    package static func appendIdentity(_ event: EventEnvelope, to bytes: inout [UInt8]) {
         appendInt16(13, to: &bytes)
         appendInt32(16, to: &bytes)
         appendInt64(Int64(bitPattern: event.eventID.high), to: &bytes)

@@ -4,15 +4,15 @@ import Foundation
 /// `tally.schema_migrations`; refuses to go on if an applied file was edited since.
 public struct Migrator: Sendable {
     /// One migration file.
-    public struct Migration: Sendable, Hashable {
+    package struct Migration: Sendable, Hashable {
         /// `0001`.
-        public var version: String
+        package var version: String
         /// `0001_events.sql`.
-        public var file: String
+        package var file: String
         /// The SQL.
-        public var sql: String
+        package var sql: String
         /// SHA-like fingerprint of the SQL (FNV-1a 64, hex): detects edits, not attacks.
-        public var checksum: String
+        package var checksum: String
     }
 
     /// The migrations directory.
@@ -33,7 +33,7 @@ public struct Migrator: Sendable {
     }
 
     /// The migration files, in version order.
-    public func migrations() throws -> [Migration] {
+    package func migrations() throws -> [Migration] {
         let names: [String]
         do {
             names = try FileManager.default.contentsOfDirectory(atPath: directory).filter { $0.hasSuffix(".sql") }
@@ -112,7 +112,7 @@ public struct Migrator: Sendable {
     }
 
     /// Versions applied so far, with their checksums.
-    public func appliedChecksums(_ connection: PostgresConnection) async throws -> [String: String] {
+    package func appliedChecksums(_ connection: PostgresConnection) async throws -> [String: String] {
         let exists = try await connection.query("SELECT to_regclass('tally.schema_migrations') IS NOT NULL")
         guard exists.first?.first == "t" else { return [:] }
         let rows = try await connection.query("SELECT version, checksum FROM tally.schema_migrations")

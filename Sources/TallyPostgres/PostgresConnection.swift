@@ -110,16 +110,16 @@ public final class PostgresConnection: @unchecked Sendable {
     }
 
     /// Rows of text values (nil for NULL).
-    public typealias Rows = [[String?]]
+    package typealias Rows = [[String?]]
 
     /// Runs one statement with parameters (text format) and returns its rows.
     @discardableResult
-    public func query(_ sql: String, _ parameters: [String?] = []) async throws -> Rows {
+    package func query(_ sql: String, _ parameters: [String?] = []) async throws -> Rows {
         try await run { connection in try connection.execute(sql, parameters) }
     }
 
     /// Prepares `sql` as statement `name` on this connection (parsed and planned once).
-    public func prepare(_ name: String, _ sql: String) async throws {
+    package func prepare(_ name: String, _ sql: String) async throws {
         try await run { connection in
             let handle = try connection.handle()
             let result = PQprepare(handle, name, sql, 0, nil)
@@ -131,18 +131,18 @@ public final class PostgresConnection: @unchecked Sendable {
     /// Runs prepared statement `name` with parameters in binary format (each in the wire format of
     /// the type the statement casts it to) and returns its rows.
     @discardableResult
-    public func queryPrepared(_ name: String, binary parameters: [[UInt8]]) async throws -> Rows {
+    package func queryPrepared(_ name: String, binary parameters: [[UInt8]]) async throws -> Rows {
         try await run { connection in try connection.executePrepared(name, binary: parameters) }
     }
 
     /// Runs several statements without parameters (migrations, BEGIN/COMMIT).
-    public func execute(_ sql: String) async throws {
+    package func execute(_ sql: String) async throws {
         try await run { connection in _ = try connection.execute(sql, nil) }
     }
 
     /// `COPY … FROM STDIN` with `data` as the rows (in the COPY's format); returns the rows copied.
     @discardableResult
-    public func copyIn(_ sql: String, data: [UInt8]) async throws -> Int {
+    package func copyIn(_ sql: String, data: [UInt8]) async throws -> Int {
         try await run { connection in try connection.copy(sql, data) }
     }
 

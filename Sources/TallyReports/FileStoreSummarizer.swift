@@ -1,17 +1,17 @@
 import TallyCore
-public import TallyFileStore
+package import TallyFileStore
 
 /// Computes summaries over the file store, exactly: an event stored twice (a re-run ingest) is
 /// counted once.
 ///
 /// Copies of one event share its `occurred_at`, so they sit in the same day's files: duplicates
 /// are found with one day's ids in memory at a time.
-public struct FileStoreSummarizer: Sendable {
+package struct FileStoreSummarizer: Sendable {
     /// The store.
-    public let reader: FileStoreReader
+    package let reader: FileStoreReader
 
     /// A summarizer over the store under `directory`.
-    public init(directory: String) {
+    package init(directory: String) {
         reader = FileStoreReader(directory: directory)
     }
 
@@ -24,7 +24,7 @@ public struct FileStoreSummarizer: Sendable {
     }
 
     /// Runs `query`.
-    public func summarize(_ query: SummaryQuery) throws -> Summary {
+    package func summarize(_ query: SummaryQuery) throws -> Summary {
         var groups: [String: Accumulator] = [:]
         var total = Accumulator()
         var seen = Set<EventID>()

@@ -1,5 +1,5 @@
 import TallyCore
-public import TallyPostgres
+package import TallyPostgres
 
 /// Summaries from PostgreSQL, with the same rows as ``FileStoreSummarizer``.
 ///
@@ -7,16 +7,16 @@ public import TallyPostgres
 /// users from `tally.daily_actor_sets` (exact per-day user sets): both far smaller than the events.
 /// Groupings or filters the rollups cannot answer exactly (`--by event|hour`, `--event`,
 /// `--since`/`--until` not at a UTC midnight), and `exact: true`, read `tally.events` instead.
-public struct PostgresSummarizer: Sendable {
+package struct PostgresSummarizer: Sendable {
     private let connection: PostgresConnection
 
     /// A summarizer on `connection`.
-    public init(connection: PostgresConnection) {
+    package init(connection: PostgresConnection) {
         self.connection = connection
     }
 
     /// Runs `query`.
-    public func summarize(_ query: SummaryQuery, exact: Bool = false) async throws -> Summary {
+    package func summarize(_ query: SummaryQuery, exact: Bool = false) async throws -> Summary {
         // Users are per-day sets: the rollups answer exactly only for whole days.
         let dayAligned = [query.since, query.until].allSatisfy {
             $0.map { $0.nanosecondsSinceEpoch % 86_400_000_000_000 == 0 } ?? true

@@ -1,28 +1,28 @@
-public import TallyCore
+package import TallyCore
 
 /// A summary: its rows, sorted and limited as asked, their total, and what was read to make it.
-public struct Summary: Sendable {
+package struct Summary: Sendable {
     /// The rows shown: sorted by ``SummaryQuery/sort``, at most ``SummaryQuery/limit``.
-    public var rows: [SummaryRow]
+    package var rows: [SummaryRow]
     /// Every matching event in one row (key `total`), however many ``rows`` are shown; nil when
     /// nothing matched. Its users and event types are distinct over all groups, not sums.
-    public var total: SummaryRow?
+    package var total: SummaryRow?
     /// Groups that matched, before `--limit`.
-    public var groupCount: Int
+    package var groupCount: Int
     /// Events read that matched the filters, duplicates included.
-    public var eventsRead: Int
+    package var eventsRead: Int
     /// Stored copies of an event already counted (same `event_id`): skipped.
-    public var duplicates: Int
+    package var duplicates: Int
     /// Lines of the store that could not be read (reported, never fatal).
-    public var unreadableLines: Int
+    package var unreadableLines: Int
     /// Last lines cut short by a crash (skipped).
-    public var tornLines: Int
+    package var tornLines: Int
     /// identify / group / alias records in the time range (each counted once), by kind; only for
     /// queries without a feature or event filter (identity records have neither).
-    public var identities: [EventKind: Int] = [:]
+    package var identities: [EventKind: Int] = [:]
 
     /// A summary of `rows` (every group, in any order), sorted and limited as `query` asks.
-    public init(
+    package init(
         rows: [SummaryRow],
         total: SummaryRow?,
         query: SummaryQuery,

@@ -1,7 +1,7 @@
 import TallyCore
 
 /// Renders summaries for people (`table`) and programs (`json`, `csv`).
-public enum SummaryFormat: String, Sendable, CaseIterable {
+package enum SummaryFormat: String, Sendable, CaseIterable {
     case table, json, csv
 
     /// `summary`, read from `store`, as text in this format, ending with a newline.
@@ -9,7 +9,7 @@ public enum SummaryFormat: String, Sendable, CaseIterable {
     /// The table starts with a `store:` line and ends with a total row; JSON carries the store, the
     /// filters as applied (times in RFC 3339) and the total; CSV holds only the group rows, so
     /// that it loads as one table (the store is named on stderr by the CLI when there is a doubt).
-    public func render(_ summary: Summary, query: SummaryQuery, store: SummaryStore) -> String {
+    package func render(_ summary: Summary, query: SummaryQuery, store: SummaryStore) -> String {
         switch self {
         case .table: SummaryTable.render(summary, query: query, store: store)
         case .json: SummaryJSON.render(summary, query: query, store: store)

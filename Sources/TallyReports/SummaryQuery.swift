@@ -1,13 +1,13 @@
-public import TallyCore
+package import TallyCore
 
 /// What `tally summary` asks: a grouping, filters and the metrics of each group.
-public struct SummaryQuery: Sendable, Hashable {
+package struct SummaryQuery: Sendable, Hashable {
     /// How rows are grouped.
-    public enum Grouping: String, Sendable, CaseIterable {
+    package enum Grouping: String, Sendable, CaseIterable {
         case feature, event, day, hour
 
         /// What one group is called in a sentence: "3 features", "9 event types".
-        public var noun: String {
+        package var noun: String {
             switch self {
             case .feature: "feature"
             case .event: "event type"
@@ -18,7 +18,7 @@ public struct SummaryQuery: Sendable, Hashable {
     }
 
     /// The order of rows.
-    public enum Sort: String, Sendable, CaseIterable {
+    package enum Sort: String, Sendable, CaseIterable {
         /// By group key: features and event names alphabetically, days and hours in time order.
         case name
         /// Most events first; equal counts by key.
@@ -26,22 +26,22 @@ public struct SummaryQuery: Sendable, Hashable {
     }
 
     /// The grouping.
-    public var grouping: Grouping
+    package var grouping: Grouping
     /// Only this feature.
-    public var feature: String?
+    package var feature: String?
     /// Only this event name.
-    public var event: String?
+    package var event: String?
     /// Only events that occurred at or after this time.
-    public var since: Timestamp?
+    package var since: Timestamp?
     /// Only events that occurred before this time.
-    public var until: Timestamp?
+    package var until: Timestamp?
     /// The order of rows.
-    public var sort: Sort
+    package var sort: Sort
     /// Show at most this many rows (the total row still counts every group); nil: all.
-    public var limit: Int?
+    package var limit: Int?
 
     /// A query.
-    public init(
+    package init(
         grouping: Grouping,
         feature: String? = nil,
         event: String? = nil,
@@ -60,7 +60,7 @@ public struct SummaryQuery: Sendable, Hashable {
     }
 
     /// Whether `event` passes the filters.
-    public func matches(_ event: EventEnvelope) -> Bool {
+    package func matches(_ event: EventEnvelope) -> Bool {
         if let feature, event.feature != feature { return false }
         if let name = self.event, event.name != name { return false }
         if let since, event.occurredAt < since { return false }
@@ -69,7 +69,7 @@ public struct SummaryQuery: Sendable, Hashable {
     }
 
     /// The group key of `event`.
-    public func key(of event: EventEnvelope) -> String {
+    package func key(of event: EventEnvelope) -> String {
         switch grouping {
         case .feature: return event.feature ?? SummaryQuery.unknownFeature
         case .event: return event.name
@@ -81,11 +81,11 @@ public struct SummaryQuery: Sendable, Hashable {
     }
 
     /// The group of events whose feature is not known.
-    public static let unknownFeature = "(none)"
+    package static let unknownFeature = "(none)"
 
     /// Parses `--since`/`--until`: RFC 3339, a date (`2026-11-22`, midnight UTC), or a duration
     /// before `now` (`90m`, `36h`, `7d`, `2w`).
-    public static func parseTime(_ text: String, now: Timestamp = .now()) -> Timestamp? {
+    package static func parseTime(_ text: String, now: Timestamp = .now()) -> Timestamp? {
         if let timestamp = Timestamp(rfc3339: text) { return timestamp }
         if let date = Timestamp(rfc3339: text + "T00:00:00Z") { return date }
         guard let unit = text.last, let amount = Int64(text.dropLast()), amount >= 0 else { return nil }

@@ -6,9 +6,9 @@
 /// (`$TALLY_DATA_DIR`, else `./tally-data`). An environment variable left over from a local
 /// PostgreSQL session silently changing what a report reads is the mistake this guards against:
 /// ``note`` names the store that was not read, and the renderers print it.
-public struct SummaryStore: Sendable, Hashable {
+package struct SummaryStore: Sendable, Hashable {
     /// The kinds of store.
-    public enum Kind: String, Sendable, CaseIterable {
+    package enum Kind: String, Sendable, CaseIterable {
         /// The file store under a data directory.
         case file
         /// PostgreSQL.
@@ -22,29 +22,29 @@ public struct SummaryStore: Sendable, Hashable {
     }
 
     /// The store read.
-    public var kind: Kind
+    package var kind: Kind
     /// The file store's directory (for ``Kind/file``).
-    public var directory: String
+    package var directory: String
     /// The connection URL or conninfo (for ``Kind/postgres``); nil for libpq's `PG*` variables.
-    public var conninfo: String?
+    package var conninfo: String?
     /// What chose it: `--store`, `--data-dir`, `--database-url`, `DATABASE_URL`, `PGHOST`,
     /// `PGDATABASE`, `TALLY_DATA_DIR` or `default`.
-    public var chosenBy: String
+    package var chosenBy: String
     /// The other store the user may have meant, when one is configured too; nil otherwise.
-    public var note: String?
+    package var note: String?
     /// Where it is, for people: the directory, or `PostgreSQL` until the caller, once connected,
     /// names the database as the server does (never with a password).
-    public var location: String
+    package var location: String
 
     /// The `store:` line of the table: kind, location, what chose it and the other store, if any.
-    public var headline: String {
+    package var headline: String {
         "\(kind.rawValue) \(location) (" + (chosenBy == "default" ? "the default" : "from \(chosenBy)")
             + (note.map { "; " + $0 } ?? "") + ")"
     }
 
     /// Applies the rules above. `dataDirectory` and `databaseURL` are the options as given (nil when
     /// absent); `environment` is the process environment.
-    public static func choose(
+    package static func choose(
         store: Kind?,
         dataDirectory: String?,
         databaseURL: String?,

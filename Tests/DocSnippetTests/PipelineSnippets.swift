@@ -7,6 +7,7 @@ import ServiceLifecycle
 import TallyCore
 import TallyFileStore
 import TallyPipeline
+import TallyPipelineTesting
 import TallySchema
 import Testing
 import Tracking

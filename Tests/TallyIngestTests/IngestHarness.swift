@@ -2,6 +2,7 @@ import Foundation
 import TallyCore
 import TallyIngest
 import TallyPipeline
+import TallyPipelineTesting
 import TallySchema
 
 /// Runs ingest jobs into an in-memory sink and reads back the rejects file.

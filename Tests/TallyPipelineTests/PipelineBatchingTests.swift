@@ -1,5 +1,6 @@
 import TallyCore
 import TallyPipeline
+import TallyPipelineTesting
 import Testing
 
 /// Batching, retries and dead letters on a manual clock: no sleeps, no timing assumptions.

@@ -2,6 +2,7 @@ import InMemoryLogging
 import Logging
 import TallyCore
 import TallyPipeline
+import TallyPipelineTesting
 import Testing
 import Tracking
 

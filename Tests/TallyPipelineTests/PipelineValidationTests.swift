@@ -1,6 +1,7 @@
 import Foundation
 import TallyCore
 import TallyPipeline
+import TallyPipelineTesting
 import TallySchema
 import TallyTestSupport
 import Testing

@@ -1,5 +1,6 @@
 import TallyCore
 import TallyPipeline
+import TallyPipelineTesting
 import Testing
 
 /// Deadlines on sink calls and the class of a sink's errors: a hung write is cancelled and

@@ -1,9 +1,9 @@
 #if canImport(Darwin)
-    public import Darwin
+    package import Darwin
 #elseif canImport(Glibc)
-    public import Glibc
+    package import Glibc
 #elseif canImport(Musl)
-    public import Musl
+    package import Musl
 #endif
 
 /// A value protected by a mutex.
@@ -11,7 +11,10 @@
 /// tally's hot paths (`track()`, the bounded queue) take a lock for a few nanoseconds and never
 /// across an `await`. `Synchronization.Mutex` would do, but it needs macOS 15 / iOS 18 and the
 /// in-app pipeline targets older systems; this is the same idea on `os_unfair_lock` / `pthread_mutex`.
-public final class Locked<State>: @unchecked Sendable {
+///
+/// Sendable only when `State` is: the lock serializes access, but a non-Sendable state handed out
+/// of ``withLock(_:)`` could still be shared across isolation domains.
+package final class Locked<State> {
     // Inlinable so that callers in other modules get a specialized, closure-free lock path.
     #if canImport(Darwin)
         @usableFromInline let mutex: UnsafeMutablePointer<os_unfair_lock>
@@ -23,7 +26,7 @@ public final class Locked<State>: @unchecked Sendable {
     @usableFromInline let state: UnsafeMutablePointer<State>
 
     /// Wraps `state` in a new lock.
-    public init(_ state: State) {
+    package init(_ state: State) {
         self.state = .allocate(capacity: 1)
         self.state.initialize(to: state)
         #if canImport(Darwin)
@@ -49,7 +52,7 @@ public final class Locked<State>: @unchecked Sendable {
 
     /// Runs `body` with exclusive access to the state. Never `await` or block inside `body`.
     @inlinable @inline(__always)
-    public func withLock<Result>(_ body: (inout State) throws -> Result) rethrows -> Result {
+    package func withLock<Result>(_ body: (inout State) throws -> Result) rethrows -> Result {
         #if canImport(Darwin)
             os_unfair_lock_lock(mutex)
             defer { os_unfair_lock_unlock(mutex) }
@@ -60,3 +63,5 @@ public final class Locked<State>: @unchecked Sendable {
         return try body(&state.pointee)
     }
 }
+
+extension Locked: @unchecked Sendable where State: Sendable {}

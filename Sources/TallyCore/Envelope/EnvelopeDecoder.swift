@@ -11,17 +11,17 @@
 /// The same RFC 8259 rules as ``JSONParser`` (whose scanning primitives it uses): every `n_`
 /// file of JSONTestSuite is refused, UTF-8 is validated, nesting is bounded. Unknown top-level
 /// keys are parsed (so the line must still be valid JSON) and ignored.
-public struct EnvelopeDecoder: Sendable {
+package struct EnvelopeDecoder: Sendable {
     /// The deepest nesting accepted inside unknown keys.
-    public var maxDepth: Int
+    package var maxDepth: Int
 
     /// A decoder.
-    public init(maxDepth: Int = JSONParser.defaultMaxDepth) {
+    package init(maxDepth: Int = JSONParser.defaultMaxDepth) {
         self.maxDepth = maxDepth
     }
 
     /// Decodes `line`; `fallbackID` is used when it has no `event_id` (nil: the id is required).
-    public func decode(_ line: UnsafeBufferPointer<UInt8>, fallbackID: @autoclosure () -> EventID?)
+    package func decode(_ line: UnsafeBufferPointer<UInt8>, fallbackID: @autoclosure () -> EventID?)
         throws(EnvelopeDecodingError) -> EventEnvelope
     {
         var parser = JSONParser(bytes: line, maxDepth: maxDepth)
@@ -99,7 +99,7 @@ public struct EnvelopeDecoder: Sendable {
 
     /// Decodes `line`; an envelope without `event_id` gets ``EventEnvelope/contentID``, which a
     /// re-send of the same event reproduces (it leaves out `sent_at` and `received_at`).
-    public func decodeDerivingMissingID(_ line: UnsafeBufferPointer<UInt8>) throws(EnvelopeDecodingError)
+    package func decodeDerivingMissingID(_ line: UnsafeBufferPointer<UInt8>) throws(EnvelopeDecodingError)
         -> EventEnvelope
     {
         var derived = false

@@ -1,5 +1,5 @@
 extension EventEnvelope {
-    /// Reads an envelope from one NDJSON line (through ``EnvelopeDecoder``).
+    /// Reads an envelope from one NDJSON line (the same fast decoder ingest uses: no JSON tree is built).
     ///
     /// - Parameter fallbackID: the id to use when the line has no `event_id` (ingest derives one
     ///   from the line's bytes); without one, a missing `event_id` is an error.

@@ -1,6 +1,6 @@
 extension EventProperties {
     /// Appends the properties as a JSON object, keys in byte order: the form every encoder writes.
-    public func appendJSON(to bytes: inout [UInt8]) {
+    package func appendJSON(to bytes: inout [UInt8]) {
         bytes.append(UInt8(ascii: "{"))
         var first = true
         forEachSorted { key, value in
@@ -16,7 +16,7 @@ extension EventProperties {
 
 extension EventContext {
     /// Appends the context as a JSON object of its set fields, in a fixed order.
-    public func appendJSON(to bytes: inout [UInt8]) {
+    package func appendJSON(to bytes: inout [UInt8]) {
         bytes.append(UInt8(ascii: "{"))
         // One call per field, not a loop over an array of pairs: this runs for every event.
         var first = true
@@ -50,7 +50,7 @@ extension EventContext {
 
 extension JSONWriter {
     /// Appends a JSON array of strings.
-    public static func appendStrings(_ strings: [String], to bytes: inout [UInt8]) {
+    package static func appendStrings(_ strings: [String], to bytes: inout [UInt8]) {
         bytes.append(UInt8(ascii: "["))
         for (index, string) in strings.enumerated() {
             if index > 0 { bytes.append(UInt8(ascii: ",")) }

@@ -1,11 +1,6 @@
 extension EventID {
-    /// A stable id derived from content bytes: a 128-bit hash laid out as an RFC 9562 UUIDv8
-    /// (version 8, "custom"). Ingesting the same line twice gives the same id, so stores keep it once.
-    ///
-    /// The hash is two independent 64-bit lanes of the wyhash mixing function over 8-byte words;
-    /// not cryptographic, but 122 well-mixed bits make an accidental collision among billions of
-    /// events vanishingly unlikely.
-    public init(contentOf bytes: UnsafeBufferPointer<UInt8>) {
+    /// ``init(contentOf:)`` over a buffer, without copying it.
+    package init(contentOf bytes: UnsafeBufferPointer<UInt8>) {
         var first: UInt64 = 0x243F_6A88_85A3_08D3 ^ UInt64(bytes.count)
         var second: UInt64 = 0x1319_8A2E_0370_7344 &+ UInt64(bytes.count)
         var index = 0
@@ -32,7 +27,12 @@ extension EventID {
         )
     }
 
-    /// ``init(contentOf:)`` over any bytes.
+    /// A stable id derived from content bytes: a 128-bit hash laid out as an RFC 9562 UUIDv8
+    /// (version 8, "custom"). Ingesting the same line twice gives the same id, so stores keep it once.
+    ///
+    /// The hash is two independent 64-bit lanes of the wyhash mixing function over 8-byte words;
+    /// not cryptographic, but 122 well-mixed bits make an accidental collision among billions of
+    /// events vanishingly unlikely.
     public init(contentOf bytes: some Collection<UInt8>) {
         let array = Array(bytes)
         self = array.withUnsafeBufferPointer { EventID(contentOf: $0) }

@@ -28,11 +28,8 @@ extension EventID {
         )
     }
 
-    /// Parses a UUID in any textual form PostgreSQL's `uuid` type accepts: 32 hex digits of either
-    /// case, optionally in braces, with a hyphen allowed after any group of four digits
-    /// (`A0EEBC99-9C0B-4EF8-BB6D-6BB9BD380A11`, `a0eebc999c0b4ef8bb6d6bb9bd380a11`,
-    /// `{a0eebc99-9c0b4ef8-bb6d6bb9-bd380a11}`). Nil for anything else.
-    public init?(uuidText bytes: UnsafeBufferPointer<UInt8>) {
+    /// ``init(uuidText:)`` over UTF-8 bytes.
+    package init?(uuidText bytes: UnsafeBufferPointer<UInt8>) {
         if let canonical = EventID(canonicalBytes: bytes) {
             self = canonical
             return
@@ -56,7 +53,10 @@ extension EventID {
         self.init(high: high, low: low)
     }
 
-    /// ``init(uuidText:)`` over a string.
+    /// Parses a UUID in any textual form PostgreSQL's `uuid` type accepts: 32 hex digits of either
+    /// case, optionally in braces, with a hyphen allowed after any group of four digits
+    /// (`A0EEBC99-9C0B-4EF8-BB6D-6BB9BD380A11`, `a0eebc999c0b4ef8bb6d6bb9bd380a11`,
+    /// `{a0eebc99-9c0b4ef8-bb6d6bb9-bd380a11}`). Nil for anything else.
     public init?(uuidText text: String) {
         var text = text
         guard let id = text.withUTF8({ EventID(uuidText: $0) }) else { return nil }

@@ -35,7 +35,7 @@ extension EventID: CustomStringConvertible {
     }
 
     /// Appends the canonical form to a byte buffer without creating a `String`.
-    public func appendCanonical(to bytes: inout [UInt8]) {
+    package func appendCanonical(to bytes: inout [UInt8]) {
         // 36 bytes built on the stack, appended once.
         withUnsafeTemporaryAllocation(of: UInt8.self, capacity: 36) { buffer in
             var position = 0
@@ -61,7 +61,7 @@ extension EventID: CustomStringConvertible {
     }
 
     /// Parses the canonical form from UTF-8 bytes.
-    public init?(canonicalBytes bytes: UnsafeBufferPointer<UInt8>) {
+    package init?(canonicalBytes bytes: UnsafeBufferPointer<UInt8>) {
         guard bytes.count == 36, bytes[8] == UInt8(ascii: "-"), bytes[13] == UInt8(ascii: "-"),
             bytes[18] == UInt8(ascii: "-"), bytes[23] == UInt8(ascii: "-")
         else { return nil }

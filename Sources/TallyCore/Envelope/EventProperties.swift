@@ -66,7 +66,7 @@ public struct EventProperties: Hashable, Sendable {
     }
 
     /// Typed properties from pairs already sorted by ``byteOrder(_:_:)`` with distinct keys.
-    public init(sortedPairs: [Pair]) {
+    package init(sortedPairs: [Pair]) {
         storage = .pairs(sortedPairs)
     }
 
@@ -158,7 +158,7 @@ public struct EventProperties: Hashable, Sendable {
     }
 
     /// Byte order of the keys' UTF-8, the order tally writes properties in.
-    public static func byteOrder(_ lhs: String, _ rhs: String) -> Bool {
+    package static func byteOrder(_ lhs: String, _ rhs: String) -> Bool {
         var lhs = lhs
         var rhs = rhs
         return lhs.withUTF8 { left in

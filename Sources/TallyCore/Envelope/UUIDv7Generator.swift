@@ -5,7 +5,7 @@
 /// counter in `rand_a` is re-seeded each millisecond and incremented within one; on overflow or
 /// when the clock steps back, the previous millisecond is kept). The random bits come from a
 /// SplitMix64 stream seeded from the system's secure generator, so two processes never share a
-/// sequence. A value type: the owner serializes access (``Locked``).
+/// sequence. A value type: the owner serializes access (a lock, or an actor).
 public struct UUIDv7Generator: Sendable {
     private var lastMilliseconds: Int64 = 0
     private var counter: UInt64 = 0

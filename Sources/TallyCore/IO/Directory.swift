@@ -7,9 +7,9 @@
 #endif
 
 /// Directory operations that report the system's reason (`errno`) with the path.
-public enum Directory {
+package enum Directory {
     /// Creates `path` and its parents (mode 0755), like `mkdir -p`.
-    public static func create(_ path: String) throws(IOError) {
+    package static func create(_ path: String) throws(IOError) {
         var current = path.hasPrefix("/") ? "" : "."
         for component in path.split(separator: "/") {
             current += "/" + component
@@ -21,7 +21,7 @@ public enum Directory {
 
     /// Creates `path` if needed and checks that files can be created in it (a read-only file
     /// system, a file in the way or missing permissions fail here, before any work is done).
-    public static func checkWritable(_ path: String) throws(IOError) {
+    package static func checkWritable(_ path: String) throws(IOError) {
         try create(path)
         var info = stat()
         if stat(path, &info) != 0 { throw IOError(operation: "stat", path: path, errno: errno) }

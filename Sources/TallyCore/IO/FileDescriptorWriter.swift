@@ -7,10 +7,10 @@
 #endif
 
 /// Writes whole buffers to file descriptors, retrying short writes and `EINTR`.
-public enum FileDescriptorWriter {
+package enum FileDescriptorWriter {
     /// Writes every byte of `bytes` to `descriptor`.
     /// - Throws: ``IOError`` naming `path` when the system refuses (disk full, closed pipe, …).
-    public static func writeAll(_ bytes: [UInt8], to descriptor: Int32, path: String) throws(IOError) {
+    package static func writeAll(_ bytes: [UInt8], to descriptor: Int32, path: String) throws(IOError) {
         let failure = bytes.withUnsafeBytes { (buffer: UnsafeRawBufferPointer) -> Int32? in
             var offset = 0
             while offset < buffer.count {

@@ -11,27 +11,27 @@
 ///
 /// Lines end at `\n`; a `\r` before it is removed (CRLF input). A last line without `\n` is
 /// still delivered, marked as unterminated, so that callers can decide what a torn tail means.
-public struct LineReader {
+package struct LineReader {
     /// One line handed to the caller; the bytes are valid only during the callback.
-    public struct Line {
+    package struct Line {
         /// The line's bytes, without `\r\n` / `\n`.
-        public var bytes: UnsafeBufferPointer<UInt8>
+        package var bytes: UnsafeBufferPointer<UInt8>
         /// 1-based.
-        public var number: Int
+        package var number: Int
         /// False for a last line that had no newline.
-        public var isTerminated: Bool
+        package var isTerminated: Bool
         /// Set instead of ``bytes`` (which is then empty) when the line was longer than the limit.
-        public var oversizedLength: Int?
+        package var oversizedLength: Int?
     }
 
     private let descriptor: Int32
     private let path: String
     /// Lines longer than this are reported by length, never buffered whole.
-    public let maxLineLength: Int
+    package let maxLineLength: Int
     private let chunkSize: Int
 
     /// A reader over an open descriptor it does not close.
-    public init(descriptor: Int32, path: String, maxLineLength: Int = 1 << 20, chunkSize: Int = 1 << 20) {
+    package init(descriptor: Int32, path: String, maxLineLength: Int = 1 << 20, chunkSize: Int = 1 << 20) {
         self.descriptor = descriptor
         self.path = path
         self.maxLineLength = maxLineLength
@@ -39,7 +39,7 @@ public struct LineReader {
     }
 
     /// Bytes read so far, for progress.
-    public private(set) var bytesRead = 0
+    package private(set) var bytesRead = 0
 
     // State carried between chunks.
     private var pending: [UInt8] = []
@@ -48,14 +48,14 @@ public struct LineReader {
     private var finished = false
 
     /// Calls `body` for every line, in order.
-    public mutating func forEachLine(_ body: (Line) throws -> Void) throws {
+    package mutating func forEachLine(_ body: (Line) throws -> Void) throws {
         while try readChunk(body) {}
     }
 
     /// Reads one chunk and calls `body` for each line it completes (the last call delivers the
     /// final unterminated line, if any). Returns false once the input is exhausted, so that async
     /// callers can do their own work between chunks.
-    public mutating func readChunk(_ body: (Line) throws -> Void) throws -> Bool {
+    package mutating func readChunk(_ body: (Line) throws -> Void) throws -> Bool {
         guard !finished else { return false }
         let chunk = UnsafeMutableRawBufferPointer.allocate(byteCount: chunkSize, alignment: 1)
         defer { chunk.deallocate() }

@@ -15,24 +15,24 @@ public struct JSONParser {
     let bytes: UnsafeBufferPointer<UInt8>
     let maxDepth: Int
     /// The offset of the next byte to read.
-    public internal(set) var offset: Int
+    package internal(set) var offset: Int
 
     /// A parser over `bytes`, which must outlive it.
-    public init(bytes: UnsafeBufferPointer<UInt8>, maxDepth: Int = JSONParser.defaultMaxDepth) {
+    package init(bytes: UnsafeBufferPointer<UInt8>, maxDepth: Int = JSONParser.defaultMaxDepth) {
         self.bytes = bytes
         self.maxDepth = maxDepth
         offset = 0
     }
 
-    /// Parses `bytes` as one JSON text (surrounding whitespace allowed).
-    public static func parse(_ bytes: UnsafeBufferPointer<UInt8>, maxDepth: Int = defaultMaxDepth) throws(JSONError)
+    /// Parses `bytes` as one JSON text, in place.
+    package static func parse(_ bytes: UnsafeBufferPointer<UInt8>, maxDepth: Int = defaultMaxDepth) throws(JSONError)
         -> JSONValue
     {
         var parser = JSONParser(bytes: bytes, maxDepth: maxDepth)
         return try parser.parseDocument()
     }
 
-    /// Parses `bytes` as one JSON text.
+    /// Parses `bytes` as one JSON text (surrounding whitespace allowed).
     public static func parse(_ bytes: some Collection<UInt8>, maxDepth: Int = defaultMaxDepth) throws(JSONError)
         -> JSONValue
     {
@@ -48,7 +48,7 @@ public struct JSONParser {
     }
 
     /// Parses one value and requires only whitespace after it.
-    public mutating func parseDocument() throws(JSONError) -> JSONValue {
+    package mutating func parseDocument() throws(JSONError) -> JSONValue {
         skipWhitespace()
         let value = try parseValue(depth: 0)
         skipWhitespace()
@@ -60,7 +60,7 @@ public struct JSONParser {
 
     /// Skips JSON whitespace (space, tab, LF, CR).
     @inline(__always)
-    public mutating func skipWhitespace() {
+    package mutating func skipWhitespace() {
         while offset < bytes.count {
             switch bytes[offset] {
             case 0x20, 0x09, 0x0A, 0x0D: offset += 1
@@ -71,20 +71,20 @@ public struct JSONParser {
 
     /// The next byte without consuming it; nil at the end.
     @inline(__always)
-    public func peek() -> UInt8? {
+    package func peek() -> UInt8? {
         offset < bytes.count ? bytes[offset] : nil
     }
 
     /// Consumes `byte` or throws.
     @inline(__always)
-    public mutating func expect(_ byte: UInt8) throws(JSONError) {
+    package mutating func expect(_ byte: UInt8) throws(JSONError) {
         guard offset < bytes.count else { throw JSONError(.unexpectedEnd, at: offset) }
         guard bytes[offset] == byte else { throw JSONError(.unexpectedCharacter, at: offset) }
         offset += 1
     }
 
     /// Parses any value at the current offset.
-    public mutating func parseValue(depth: Int) throws(JSONError) -> JSONValue {
+    package mutating func parseValue(depth: Int) throws(JSONError) -> JSONValue {
         guard offset < bytes.count else { throw JSONError(.unexpectedEnd, at: offset) }
         switch bytes[offset] {
         case UInt8(ascii: "{"): return try parseObject(depth: depth + 1)
@@ -165,7 +165,7 @@ public struct JSONParser {
     }
 
     /// Parses a number's text: `-? (0 | [1-9][0-9]*) (. [0-9]+)? ([eE] [+-]? [0-9]+)?`.
-    public mutating func parseNumberText() throws(JSONError) -> String {
+    package mutating func parseNumberText() throws(JSONError) -> String {
         let start = offset
         try skipNumber()
         return String(decoding: UnsafeBufferPointer(rebasing: bytes[start..<offset]), as: UTF8.self)
@@ -206,7 +206,7 @@ public struct JSONParser {
 
     /// Parses a string at the current offset and hands its decoded UTF-8 to `body` without
     /// creating a `String`: the bytes point into the input when the string has no escapes.
-    public mutating func withStringBytes<Result>(
+    package mutating func withStringBytes<Result>(
         _ body: (UnsafeBufferPointer<UInt8>) throws(JSONError) -> Result
     ) throws(JSONError) -> Result {
         let start = offset + 1
@@ -265,7 +265,7 @@ public struct JSONParser {
     }
 
     /// Parses a string at the current offset (which holds its opening quote).
-    public mutating func parseString() throws(JSONError) -> String {
+    package mutating func parseString() throws(JSONError) -> String {
         offset += 1
         let start = offset
         // Fast path: plain ASCII up to the closing quote, no escapes.

@@ -2,7 +2,7 @@
 public enum JSONWriter {
     /// Appends `value` as a JSON string literal, escaping quotes, backslashes and control characters.
     @inline(__always)
-    public static func appendString(_ value: String, to bytes: inout [UInt8]) {
+    package static func appendString(_ value: String, to bytes: inout [UInt8]) {
         bytes.append(UInt8(ascii: "\""))
         var value = value
         value.withUTF8 { utf8 in
@@ -41,7 +41,7 @@ public enum JSONWriter {
 
     /// Appends an integer in decimal.
     @inline(__always)
-    public static func appendInteger(_ value: Int64, to bytes: inout [UInt8]) {
+    package static func appendInteger(_ value: Int64, to bytes: inout [UInt8]) {
         if value == 0 {
             bytes.append(UInt8(ascii: "0"))
             return
@@ -62,7 +62,7 @@ public enum JSONWriter {
 
     /// The JSON text of a double: the shortest form that reads back the same; `null` for NaN and
     /// infinities, which JSON cannot express.
-    public static func numberText(_ value: Double) -> String {
+    package static func numberText(_ value: Double) -> String {
         guard value.isFinite else { return "null" }
         if value == value.rounded(.towardZero), abs(value) < 1e15 {
             // `-0.0` keeps its sign: JSON allows `-0` and it reads back as negative zero.
@@ -72,13 +72,13 @@ public enum JSONWriter {
     }
 
     /// Appends ``numberText(_:)``.
-    public static func appendNumber(_ value: Double, to bytes: inout [UInt8]) {
+    package static func appendNumber(_ value: Double, to bytes: inout [UInt8]) {
         bytes.append(contentsOf: numberText(value).utf8)
     }
 
     /// Appends a property value.
     @inline(__always)
-    public static func appendValue(_ value: PropertyValue, to bytes: inout [UInt8]) {
+    package static func appendValue(_ value: PropertyValue, to bytes: inout [UInt8]) {
         switch value {
         case .string(let string): appendString(string, to: &bytes)
         case .integer(let integer): appendInteger(integer, to: &bytes)

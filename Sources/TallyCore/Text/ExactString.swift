@@ -11,16 +11,16 @@
 /// Swift's `String` equality is Unicode canonical equivalence: "é" (U+00E9) equals "e" + U+0301.
 /// Counting distinct users with a `Set<String>` would merge two ids that the database (and any
 /// byte-wise consumer) keeps apart, so distinct counts use this wrapper instead.
-public struct ExactString: Hashable, Sendable, Comparable {
+package struct ExactString: Hashable, Sendable, Comparable {
     /// The string.
-    public let string: String
+    package let string: String
 
     /// Wraps `string`.
-    public init(_ string: String) {
+    package init(_ string: String) {
         self.string = string
     }
 
-    public static func == (lhs: ExactString, rhs: ExactString) -> Bool {
+    package static func == (lhs: ExactString, rhs: ExactString) -> Bool {
         let (left, right) = (lhs.string.utf8, rhs.string.utf8)
         guard left.count == right.count else { return false }
         let equal = left.withContiguousStorageIfAvailable { left in
@@ -32,7 +32,7 @@ public struct ExactString: Hashable, Sendable, Comparable {
     }
 
     /// Byte order, as PostgreSQL's "C" collation sorts.
-    public static func < (lhs: ExactString, rhs: ExactString) -> Bool {
+    package static func < (lhs: ExactString, rhs: ExactString) -> Bool {
         let (left, right) = (lhs.string.utf8, rhs.string.utf8)
         let ordered = left.withContiguousStorageIfAvailable { left in
             right.withContiguousStorageIfAvailable { right in
@@ -44,7 +44,7 @@ public struct ExactString: Hashable, Sendable, Comparable {
         return (ordered ?? nil) ?? left.lexicographicallyPrecedes(right)
     }
 
-    public func hash(into hasher: inout Hasher) {
+    package func hash(into hasher: inout Hasher) {
         let hashed: Bool? = string.utf8.withContiguousStorageIfAvailable { bytes in
             hasher.combine(bytes: UnsafeRawBufferPointer(bytes))
             return true

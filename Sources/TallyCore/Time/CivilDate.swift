@@ -2,22 +2,22 @@
 ///
 /// Howard Hinnant's `days_from_civil` / `civil_from_days`: exact for any date, no tables, no
 /// Foundation, so formatting and parsing timestamps cost tens of nanoseconds.
-public struct CivilDate: Hashable, Sendable {
-    public var year: Int64
+package struct CivilDate: Hashable, Sendable {
+    package var year: Int64
     /// 1...12
-    public var month: Int64
+    package var month: Int64
     /// 1...31
-    public var day: Int64
+    package var day: Int64
 
     /// Creates a date. No validation: see ``isValid``.
-    public init(year: Int64, month: Int64, day: Int64) {
+    package init(year: Int64, month: Int64, day: Int64) {
         self.year = year
         self.month = month
         self.day = day
     }
 
     /// The date `days` days after 1970-01-01.
-    public init(daysSinceEpoch days: Int64) {
+    package init(daysSinceEpoch days: Int64) {
         let z = days + 719_468
         let era = (z >= 0 ? z : z - 146_096) / 146_097
         let dayOfEra = z - era * 146_097
@@ -30,7 +30,7 @@ public struct CivilDate: Hashable, Sendable {
     }
 
     /// Days from 1970-01-01 to this date.
-    public var daysSinceEpoch: Int64 {
+    package var daysSinceEpoch: Int64 {
         let shiftedYear = month <= 2 ? year - 1 : year
         let era = (shiftedYear >= 0 ? shiftedYear : shiftedYear - 399) / 400
         let yearOfEra = shiftedYear - era * 400
@@ -40,7 +40,7 @@ public struct CivilDate: Hashable, Sendable {
     }
 
     /// Whether the day exists in its month (29 February only in leap years).
-    public var isValid: Bool {
+    package var isValid: Bool {
         guard (1...12).contains(month), day >= 1 else { return false }
         return day <= Self.daysIn(month: month, year: year)
     }
@@ -54,7 +54,7 @@ public struct CivilDate: Hashable, Sendable {
     }
 
     /// `YYYY-MM-DD`.
-    public var isoString: String {
+    package var isoString: String {
         var bytes: [UInt8] = []
         bytes.reserveCapacity(10)
         appendISO(to: &bytes)

@@ -9,7 +9,7 @@ extension Timestamp {
     }
 
     /// Appends ``rfc3339`` to a byte buffer without creating a `String`.
-    public func appendRFC3339(to bytes: inout [UInt8]) {
+    package func appendRFC3339(to bytes: inout [UInt8]) {
         let seconds = secondsSinceEpoch
         let days = seconds >= 0 ? seconds / 86_400 : (seconds - 86_399) / 86_400
         let secondOfDay = seconds - days * 86_400
@@ -56,7 +56,7 @@ extension Timestamp {
     }
 
     /// The UTC calendar day this timestamp falls on.
-    public var utcDate: CivilDate {
+    package var utcDate: CivilDate {
         let seconds = secondsSinceEpoch
         return CivilDate(daysSinceEpoch: seconds >= 0 ? seconds / 86_400 : (seconds - 86_399) / 86_400)
     }
@@ -74,7 +74,7 @@ extension Timestamp {
     }
 
     /// ``init(rfc3339:)`` over UTF-8 bytes.
-    public init?(rfc3339Bytes bytes: UnsafeBufferPointer<UInt8>) {
+    package init?(rfc3339Bytes bytes: UnsafeBufferPointer<UInt8>) {
         var cursor = RFC3339Cursor(bytes: bytes)
         guard let value = cursor.parseDateTime(), cursor.isAtEnd else { return nil }
         self = value

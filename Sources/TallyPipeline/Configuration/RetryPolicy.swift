@@ -43,7 +43,7 @@ public struct RetryPolicy: Sendable, Hashable {
     }
 
     /// ``backoff(afterAttempt:)`` with jitter drawn from `generator`.
-    public func jitteredBackoff(
+    package func jitteredBackoff(
         afterAttempt attempt: Int,
         using generator: inout some RandomNumberGenerator
     ) -> Duration {

@@ -238,3 +238,7 @@ struct EventBufferStateMachine<Consumer, Producer> {
         return consumer.take()
     }
 }
+
+// The buffer keeps the machine in a `Locked`, which is Sendable only when its state is; the
+// machine holds events, tickets and the waiters, so it is Sendable when the waiters are.
+extension EventBufferStateMachine: Sendable where Consumer: Sendable, Producer: Sendable {}

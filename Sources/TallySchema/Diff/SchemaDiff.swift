@@ -8,46 +8,46 @@ import TallyCore
 /// while undeclared properties were allowed (old events may carry it with another type).
 /// ADDITION: an optional property added to a closed schema, a constraint relaxed, a requirement
 /// dropped. Descriptions never need a bump.
-public struct SchemaDiff: Sendable {
+package struct SchemaDiff: Sendable {
     /// One change to one event.
-    public struct Change: Sendable, Hashable, CustomStringConvertible {
+    package struct Change: Sendable, Hashable, CustomStringConvertible {
         /// How much it breaks.
-        public var kind: SchemaChange
+        package var kind: SchemaChange
         /// What changed, for a person.
-        public var summary: String
+        package var summary: String
 
-        public var description: String { "\(kind): \(summary)" }
+        package var description: String { "\(kind): \(summary)" }
     }
 
     /// The comparison of one event between the two registries.
-    public struct EventReport: Sendable {
+    package struct EventReport: Sendable {
         /// The event.
-        public var name: String
+        package var name: String
         /// Its latest version before, nil when new.
-        public var oldVersion: SchemaVer?
+        package var oldVersion: SchemaVer?
         /// Its latest version after, nil when removed.
-        public var newVersion: SchemaVer?
+        package var newVersion: SchemaVer?
         /// Every change found.
-        public var changes: [Change]
+        package var changes: [Change]
         /// The smallest bump the changes require, nil when none is required.
-        public var requiredBump: SchemaChange? { changes.map(\.kind).max() }
+        package var requiredBump: SchemaChange? { changes.map(\.kind).max() }
         /// The bump declared by the versions, nil when they are equal.
-        public var declaredBump: SchemaChange? {
+        package var declaredBump: SchemaChange? {
             guard let oldVersion, let newVersion else { return nil }
             return oldVersion.bump(to: newVersion)
         }
         /// What is wrong, if anything: a bump smaller than required, or a version going backwards.
-        public var problem: String?
+        package var problem: String?
     }
 
     /// Every event whose schema or version changed, by name.
-    public let reports: [EventReport]
+    package let reports: [EventReport]
 
     /// Whether every change is covered by its version bump.
-    public var isAcceptable: Bool { reports.allSatisfy { $0.problem == nil } }
+    package var isAcceptable: Bool { reports.allSatisfy { $0.problem == nil } }
 
     /// Compares `old` with `new`.
-    public init(old: SchemaRegistry, new: SchemaRegistry) {
+    package init(old: SchemaRegistry, new: SchemaRegistry) {
         var reports: [EventReport] = []
         for name in Set(old.eventNames).union(new.eventNames).sorted() {
             let before = old.event(name)

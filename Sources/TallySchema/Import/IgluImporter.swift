@@ -16,17 +16,17 @@ import TallyCore
 /// Event names are unique across features in tally, so when two vendors define the same name the
 /// first vendor in path order keeps it and the other is refused; `vendors` narrows the import to
 /// the vendors you want.
-public struct IgluImporter: Sendable {
+package struct IgluImporter: Sendable {
     /// Only vendors equal to or under one of these (`com.snowplowanalytics.mobile`); empty for all.
-    public var vendors: [String]
+    package var vendors: [String]
 
     /// Creates an importer, optionally limited to some vendors.
-    public init(vendors: [String] = []) {
+    package init(vendors: [String] = []) {
         self.vendors = vendors
     }
 
     /// Imports every file under `directory`.
-    public func importRegistry(at directory: String) -> ImportReport {
+    package func importRegistry(at directory: String) -> ImportReport {
         var report = ImportReport()
         var builder = PlanBuilder()
         let root = URL(fileURLWithPath: directory)

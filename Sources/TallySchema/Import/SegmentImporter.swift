@@ -12,12 +12,12 @@ import TallyCore
 /// kept: the registry's compiler decides). Everything else is refused with its JSON path and the
 /// reason: events the registry cannot load, constraints on the rest of the message (`context`,
 /// `traits`), and identify, group, page, screen and common rules.
-public struct SegmentImporter: Sendable {
+package struct SegmentImporter: Sendable {
     /// Creates an importer.
-    public init() {}
+    package init() {}
 
     /// Imports the plan in `file`; `feature` overrides the feature name taken from the plan's name.
-    public func importPlan(at file: String, feature: String? = nil) -> ImportReport {
+    package func importPlan(at file: String, feature: String? = nil) -> ImportReport {
         var report = ImportReport()
         guard let data = FileManager.default.contents(atPath: file) else {
             report.refusals.append(.init(source: file, reason: "cannot be read"))

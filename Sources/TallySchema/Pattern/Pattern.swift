@@ -3,15 +3,15 @@
 /// Patterns in the common subset run on tally's own linear-time matcher (``PatternProgram``),
 /// about ten times faster than `Regex` or `NSRegularExpression` here (~1 µs a match); the rest
 /// (lookaround, back-references) fall back to Swift's `Regex`, still compiled once.
-public final class Pattern: Sendable, CustomStringConvertible {
+package final class Pattern: Sendable, CustomStringConvertible {
     /// The pattern as written in the schema.
-    public let source: String
+    package let source: String
     private let program: PatternProgram?
     private let fallback: FallbackRegex?
 
     /// Compiles `source`.
     /// - Throws: ``PatternError`` when it is not a valid ECMA-262 pattern.
-    public init(_ source: String) throws(PatternError) {
+    package init(_ source: String) throws(PatternError) {
         self.source = source
         do {
             program = try PatternProgram(try PatternParser.parse(source))
@@ -31,10 +31,10 @@ public final class Pattern: Sendable, CustomStringConvertible {
     }
 
     /// Whether the engine is the fast one.
-    public var isNative: Bool { program != nil }
+    package var isNative: Bool { program != nil }
 
     /// Whether the pattern matches somewhere in `string` (JSON Schema patterns are not anchored).
-    public func matches(_ string: String) -> Bool {
+    package func matches(_ string: String) -> Bool {
         guard let program else { return fallback!.matches(string) }
         var string = string
         // ASCII (the usual case for ids and codes): the UTF-8 bytes are the scalars.
@@ -66,7 +66,7 @@ public final class Pattern: Sendable, CustomStringConvertible {
         return scalars.withUnsafeBufferPointer(body)
     }
 
-    public var description: String { source }
+    package var description: String { source }
 }
 
 /// A pattern that is not valid ECMA-262.

@@ -1,9 +1,9 @@
 import Foundation
 
 /// tally's naming rules for features, screens, events and properties.
-public enum NamingRules {
+package enum NamingRules {
     /// Lowercase snake_case: `[a-z][a-z0-9]*` parts joined by single underscores.
-    public static func isSnakeCase(_ name: String) -> Bool {
+    package static func isSnakeCase(_ name: String) -> Bool {
         if let result = name.utf8.withContiguousStorageIfAvailable({ isSnakeCase(bytes: $0) }) { return result }
         return isSnakeCase(bytes: Array(name.utf8))
     }
@@ -26,7 +26,7 @@ public enum NamingRules {
 
     /// The key two names collide on: lowercase letters and digits only
     /// (`Episode Viewed`, `episode_viewed` and `episodeViewed` all give `episodeviewed`).
-    public static func collisionKey(_ name: String) -> String {
+    package static func collisionKey(_ name: String) -> String {
         String(
             String.UnicodeScalarView(
                 name.lowercased().unicodeScalars.filter {
@@ -38,7 +38,7 @@ public enum NamingRules {
 
     /// Lowercase snake_case of any name: `EpisodeListScreen` → `episode_list_screen`,
     /// `com.snowplowanalytics.mobile` → `com_snowplowanalytics_mobile`, `Order Completed` → `order_completed`.
-    public static func snakeCase(_ text: String) -> String {
+    package static func snakeCase(_ text: String) -> String {
         var result = ""
         var previousWasLower = false
         for scalar in text.unicodeScalars {
@@ -59,17 +59,17 @@ public enum NamingRules {
     }
 
     /// The screen an event name starts with, among `screens` (longest match), when followed by an action.
-    public static func screen(of eventName: String, among screens: [String]) -> String? {
+    package static func screen(of eventName: String, among screens: [String]) -> String? {
         screens.filter { eventName.hasPrefix($0 + "_") && eventName.count > $0.count + 1 }.max { $0.count < $1.count }
     }
 
     /// The longest event name tally accepts, in UTF-8 bytes.
-    public static let maxSentNameLength = 255
+    package static let maxSentNameLength = 255
 
     /// Why `name` cannot be an event name as sent, or nil when it can: 1 to 255 bytes of UTF-8
     /// (Swift strings always are) without control characters. Runs for every event: one pass over
     /// contiguous bytes, a message only on failure.
-    public static func problemWithSentName(_ name: String) -> String? {
+    package static func problemWithSentName(_ name: String) -> String? {
         let count = name.utf8.count
         if count == 0 { return "must not be empty" }
         if count > maxSentNameLength { return "longer than \(maxSentNameLength) bytes" }

@@ -40,7 +40,7 @@ public struct SchemaVer: Hashable, Comparable, Sendable, CustomStringConvertible
     public var description: String { "\(model)-\(revision)-\(addition)" }
 
     /// The kind of change from `self` to a later `other`; nil when `other` is not later.
-    public func bump(to other: SchemaVer) -> SchemaChange? {
+    package func bump(to other: SchemaVer) -> SchemaChange? {
         if other.model > model { return .model }
         guard other.model == model else { return nil }
         if other.revision > revision { return .revision }
@@ -50,12 +50,12 @@ public struct SchemaVer: Hashable, Comparable, Sendable, CustomStringConvertible
 }
 
 /// The three kinds of SchemaVer change, ordered by how much they break.
-public enum SchemaChange: Int, Comparable, Sendable, CustomStringConvertible {
+package enum SchemaChange: Int, Comparable, Sendable, CustomStringConvertible {
     case addition, revision, model
 
-    public static func < (lhs: SchemaChange, rhs: SchemaChange) -> Bool { lhs.rawValue < rhs.rawValue }
+    package static func < (lhs: SchemaChange, rhs: SchemaChange) -> Bool { lhs.rawValue < rhs.rawValue }
 
-    public var description: String {
+    package var description: String {
         switch self {
         case .addition: "ADDITION"
         case .revision: "REVISION"

@@ -3,7 +3,7 @@ public import TallyCore
 /// A compiled JSON Schema (draft-04 or draft-07): immutable, `Sendable`, patterns, formats and
 /// local `$ref`s resolved once.
 ///
-/// Keywords: `type`, `enum`, `const`, `pattern`, `format` (see ``SchemaFormat``), `minimum`,
+/// Keywords: `type`, `enum`, `const`, `pattern`, `format` (the formats `SchemaFormat` lists), `minimum`,
 /// `maximum`, `exclusiveMinimum`, `exclusiveMaximum` (draft-07 numbers or draft-04 booleans),
 /// `multipleOf`, `minLength`, `maxLength`; `items` (one schema or a tuple), `additionalItems`,
 /// `minItems`, `maxItems`, `uniqueItems`, `contains`; `required`, `properties`,
@@ -12,13 +12,16 @@ public import TallyCore
 /// `oneOf`, `not`, `if` / `then` / `else`; `$ref` to a JSON pointer or a plain-name `$id` within
 /// the document, with `definitions` / `$defs`; the annotations `$schema`, `$id`, `id`, `$comment`,
 /// `title`, `description`, `default`, `examples`; and boolean schemas. Anything else is refused by
-/// ``SchemaCompiler`` with its path, never ignored.
+/// the schema compiler with its path, never ignored.
 ///
 /// A recursive schema (a `$ref` back to an enclosing schema) is a reference cycle: it lives as
 /// long as the process. Compile schemas once, when a registry loads, not per event.
+///
+/// Read it as written through ``source``, ``properties`` and ``required``, and validate with
+/// ``violations(of:path:)`` or ``accepts(_:)``; the compiled form of the other keywords is tally's own.
 public final class JSONSchema: Sendable {
     /// The JSON types a `type` keyword can name.
-    public enum JSONType: String, Sendable, Hashable, CaseIterable {
+    package enum JSONType: String, Sendable, Hashable, CaseIterable {
         case null, boolean, object, array, number, integer, string
 
         var bit: UInt8 {
@@ -35,46 +38,46 @@ public final class JSONSchema: Sendable {
     }
 
     /// `additionalProperties`.
-    public enum AdditionalProperties: Sendable {
+    package enum AdditionalProperties: Sendable {
         case allowed
         case forbidden
         case schema(JSONSchema)
     }
 
     /// A numeric bound.
-    public struct Bound: Sendable, Hashable {
+    package struct Bound: Sendable, Hashable {
         /// The limit.
-        public var value: Double
+        package var value: Double
         /// Whether the limit itself is excluded.
-        public var exclusive: Bool
+        package var exclusive: Bool
     }
 
     /// `false` as a schema: nothing is valid.
-    public let rejectsEverything: Bool
+    package let rejectsEverything: Bool
     /// `type`, nil when absent.
-    public let types: Set<JSONType>?
+    package let types: Set<JSONType>?
     /// `enum`.
-    public let enumValues: [JSONValue]?
+    package let enumValues: [JSONValue]?
     /// `const`.
-    public let constValue: JSONValue?
+    package let constValue: JSONValue?
     /// `pattern`.
-    public let pattern: Pattern?
+    package let pattern: Pattern?
     /// `format`.
-    public let format: SchemaFormat?
+    package let format: SchemaFormat?
     /// `minimum` / `exclusiveMinimum`, the tighter one.
-    public let lowerBounds: [Bound]
+    package let lowerBounds: [Bound]
     /// `maximum` / `exclusiveMaximum`.
-    public let upperBounds: [Bound]
+    package let upperBounds: [Bound]
     /// `minLength`, in Unicode scalars.
-    public let minLength: Int?
+    package let minLength: Int?
     /// `maxLength`, in Unicode scalars.
-    public let maxLength: Int?
+    package let maxLength: Int?
     /// `required`.
     public let required: [String]
     /// `properties`, in document order.
     public let properties: [(name: String, schema: JSONSchema)]
     /// `additionalProperties`.
-    public let additionalProperties: AdditionalProperties
+    package let additionalProperties: AdditionalProperties
     /// `description`.
     public let description: String?
     /// The schema as written (for `tally schema show`).
@@ -85,7 +88,7 @@ public final class JSONSchema: Sendable {
     /// `minLength`, `maxLength` (and annotations). False for `false`, and for any array, object,
     /// composition or `$ref` keyword and `multipleOf`: such a schema must be checked with
     /// ``violations(of:path:)`` against the whole value, or a keyword would be skipped.
-    public let isScalarOnly: Bool
+    package let isScalarOnly: Bool
 
     /// `multipleOf`.
     let multipleOf: SchemaDivisor?

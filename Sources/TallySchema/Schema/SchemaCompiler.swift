@@ -1,4 +1,4 @@
-public import TallyCore
+package import TallyCore
 
 /// Turns JSON Schema documents into ``JSONSchema`` values, refusing what tally does not support.
 ///
@@ -7,9 +7,9 @@ public import TallyCore
 /// subschema's `$id` (`id` in draft-04). A nested `$id` with a URI starts a new resource: pointers
 /// inside it are relative to it. References to other documents (`http://…`, `item.json`) are
 /// refused with their path, as is any keyword tally does not know.
-public struct SchemaCompiler: Sendable {
+package struct SchemaCompiler: Sendable {
     /// Which JSON Schema draft's spelling of the keywords to accept.
-    public enum Dialect: Sendable {
+    package enum Dialect: Sendable {
         /// `exclusiveMinimum`/`exclusiveMaximum` are booleans modifying `minimum`/`maximum`; no
         /// boolean schemas and none of draft-07's `const`, `contains`, `propertyNames`, `if`.
         case draft04
@@ -20,10 +20,10 @@ public struct SchemaCompiler: Sendable {
     }
 
     /// The dialect.
-    public var dialect: Dialect
+    package var dialect: Dialect
 
     /// A compiler for `dialect`.
-    public init(dialect: Dialect = .draft07) {
+    package init(dialect: Dialect = .draft07) {
         self.dialect = dialect
     }
 
@@ -47,7 +47,7 @@ public struct SchemaCompiler: Sendable {
 
     /// Compiles `value`, naming problems by their JSON path under `path`.
     /// - Throws: the first problem; ``compileReportingAll(_:path:)`` gives every one.
-    public func compile(_ value: JSONValue, path: String = "$") throws(SchemaError) -> JSONSchema {
+    package func compile(_ value: JSONValue, path: String = "$") throws(SchemaError) -> JSONSchema {
         let compilation = SchemaCompilation(dialect: dialect, document: value, path: path)
         let schema = try compilation.run()
         if let first = compilation.problems.first { throw first }
@@ -56,7 +56,7 @@ public struct SchemaCompiler: Sendable {
 
     /// Compiles `value`, returning every problem found instead of the first, and the schema as far
     /// as it could be compiled (use it only when there are no problems).
-    public func compileReportingAll(_ value: JSONValue, path: String = "$") -> (
+    package func compileReportingAll(_ value: JSONValue, path: String = "$") -> (
         schema: JSONSchema?, problems: [SchemaError]
     ) {
         let compilation = SchemaCompilation(dialect: dialect, document: value, path: path)

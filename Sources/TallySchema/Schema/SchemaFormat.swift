@@ -1,7 +1,7 @@
 import TallyCore
 
 /// The `format` values tally checks. Any other format is refused when a schema loads.
-public enum SchemaFormat: String, Sendable, Hashable, CaseIterable {
+package enum SchemaFormat: String, Sendable, Hashable, CaseIterable {
     /// RFC 3339 date-time (`2026-11-22T10:15:00Z`, `2026-11-22t11:15:00.5+01:00`).
     case dateTime = "date-time"
     /// RFC 3339 full-date (`2026-11-22`).
@@ -23,7 +23,7 @@ public enum SchemaFormat: String, Sendable, Hashable, CaseIterable {
     case hostname
 
     /// Whether `string` has this format.
-    public func matches(_ string: String) -> Bool {
+    package func matches(_ string: String) -> Bool {
         switch self {
         case .dateTime: return Self.isDateTime(string)
         case .date: return Self.isDate(string)

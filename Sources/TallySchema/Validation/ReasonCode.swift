@@ -41,7 +41,7 @@ extension ReasonCode {
 
 extension ReasonCode {
     /// The reason code for a JSON Schema keyword that failed.
-    public init(schemaKeyword keyword: String) {
+    package init(schemaKeyword keyword: String) {
         switch keyword {
         case "type": self = .typeMismatch
         case "enum", "const": self = .enumMismatch

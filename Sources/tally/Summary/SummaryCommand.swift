@@ -1,8 +1,8 @@
-public import ArgumentParser
+import ArgumentParser
 import Foundation
 import TallyCore
 import TallyPostgres
-public import TallyReports
+import TallyReports
 
 /// `tally summary`.
 struct SummaryCommand: AsyncParsableCommand {

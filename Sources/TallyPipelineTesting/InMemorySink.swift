@@ -1,10 +1,20 @@
 public import TallyCore
+public import TallyPipeline
 
-/// A sink that keeps every batch in memory: for tests and for embedding.
+/// A sink that keeps every batch in memory, for tests of code that runs an `EventPipeline`.
 ///
-/// ``waitForEvents(count:)`` lets a test wait for delivery without sleeping. Call ``fail(with:times:)`` to
-/// make writes throw, ``isStalled`` to make them hang until cleared.
-public final class InMemorySink: EventSink, @unchecked Sendable {
+/// ``waitForEvents(count:)`` lets a test wait for delivery without sleeping. Call
+/// ``fail(with:times:)`` to make writes throw, and set ``isStalled`` to make them hang until
+/// cleared (a server that stopped answering), to see retries, deadlines and dead letters at work.
+///
+/// ```swift
+/// let sink = InMemorySink()
+/// let pipeline = EventPipeline(sinks: [sink])
+/// // run the pipeline, send events …
+/// await sink.waitForEvents(count: 2)
+/// #expect(sink.events.map(\.name) == ["search_viewed", "search_submitted"])
+/// ```
+public final class InMemorySink: EventSink, Sendable {
     private struct State {
         var batches: [[EventEnvelope]] = []
         var eventCount = 0
@@ -75,6 +85,7 @@ public final class InMemorySink: EventSink, @unchecked Sendable {
         }
     }
 
+    /// Records `batch`, unless a failure was set (``fail(with:times:)``) or writes are stalled.
     public func write(_ batch: [EventEnvelope]) async throws {
         let (stalled, id) = state.withLock { state -> (Bool, Int) in
             state.writeAttempts += 1
@@ -117,10 +128,12 @@ public final class InMemorySink: EventSink, @unchecked Sendable {
         for waiter in ready { waiter.resume() }
     }
 
+    /// Counts the call (``flushCount``); the events are already in memory.
     public func flush() async throws {
         state.withLock { $0.flushCount += 1 }
     }
 
+    /// Marks the sink as shut down (``isShutDown``).
     public func shutdown() async throws {
         state.withLock { $0.isShutDown = true }
     }

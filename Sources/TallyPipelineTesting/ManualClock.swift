@@ -1,12 +1,34 @@
 import TallyCore
 
-/// A clock that only moves when a test advances it: batching and backoff without sleeping.
-final class ManualClock: Clock, @unchecked Sendable {
-    struct Instant: InstantProtocol {
-        var offset: Duration
-        func advanced(by duration: Duration) -> Instant { Instant(offset: offset + duration) }
-        func duration(to other: Instant) -> Duration { other.offset - offset }
-        static func < (lhs: Instant, rhs: Instant) -> Bool { lhs.offset < rhs.offset }
+/// A clock that only moves when a test advances it: batch intervals, retry backoff and sink
+/// deadlines without sleeping.
+///
+/// Pass it as an `EventPipeline`'s `clock`. A task that sleeps on it stays asleep until
+/// ``advance(by:)`` moves time past its deadline (or the task is cancelled);
+/// ``waitForSleepers(count:)`` returns once the pipeline is waiting on the clock, so a test knows
+/// when to advance it.
+///
+/// ```swift
+/// let clock = ManualClock()
+/// let pipeline = EventPipeline(sinks: [sink], configuration: configuration, clock: clock)
+/// // run the pipeline, send fewer events than a batch …
+/// await clock.waitForSleepers(count: 1)
+/// clock.advance(by: configuration.batchInterval)  // the partial batch is now due
+/// ```
+public final class ManualClock: Clock, Sendable {
+    /// A moment on a ``ManualClock``: the time advanced since the clock was created.
+    public struct Instant: InstantProtocol {
+        /// The time advanced since the clock was created.
+        public var offset: Duration
+
+        /// The moment `offset` after the clock was created.
+        public init(offset: Duration) {
+            self.offset = offset
+        }
+
+        public func advanced(by duration: Duration) -> Instant { Instant(offset: offset + duration) }
+        public func duration(to other: Instant) -> Duration { other.offset - offset }
+        public static func < (lhs: Instant, rhs: Instant) -> Bool { lhs.offset < rhs.offset }
     }
 
     private struct Sleeper {
@@ -26,13 +48,21 @@ final class ManualClock: Clock, @unchecked Sendable {
 
     private let state = Locked(State())
 
-    var now: Instant { state.withLock { $0.now } }
-    var minimumResolution: Duration { .nanoseconds(1) }
+    /// A clock at offset zero.
+    public init() {}
 
-    /// Every sleep asked for so far, in order, as durations.
-    var requestedSleeps: [Duration] { state.withLock { $0.requestedSleeps } }
+    /// The current moment: moves only with ``advance(by:)``.
+    public var now: Instant { state.withLock { $0.now } }
+    /// One nanosecond.
+    public var minimumResolution: Duration { .nanoseconds(1) }
 
-    func sleep(until deadline: Instant, tolerance: Duration?) async throws {
+    /// Every sleep asked for so far, in order, as durations from the moment it was asked for (a
+    /// retry schedule, for instance).
+    public var requestedSleeps: [Duration] { state.withLock { $0.requestedSleeps } }
+
+    /// Suspends until ``advance(by:)`` moves time to `deadline` or past it; returns at once if it
+    /// is already there. Throws `CancellationError` when the task is cancelled.
+    public func sleep(until deadline: Instant, tolerance: Duration?) async throws {
         let id = state.withLock { state -> UInt64 in
             state.nextID += 1
             return state.nextID
@@ -67,7 +97,7 @@ final class ManualClock: Clock, @unchecked Sendable {
     }
 
     /// Moves time forward and wakes every sleeper whose deadline passed.
-    func advance(by duration: Duration) {
+    public func advance(by duration: Duration) {
         let due = state.withLock { state -> [Sleeper] in
             state.now = state.now.advanced(by: duration)
             let now = state.now
@@ -79,7 +109,7 @@ final class ManualClock: Clock, @unchecked Sendable {
     }
 
     /// Returns once at least `count` tasks sleep on this clock.
-    func waitForSleepers(count: Int) async {
+    public func waitForSleepers(count: Int) async {
         await withCheckedContinuation { continuation in
             let ready = state.withLock { state -> Bool in
                 if state.sleepers.count >= count { return true }

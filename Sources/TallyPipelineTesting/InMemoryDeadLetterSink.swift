@@ -1,7 +1,10 @@
 import TallyCore
+public import TallyPipeline
 
-/// Keeps dead letters in memory: for tests.
-public final class InMemoryDeadLetterSink: DeadLetterSink, @unchecked Sendable {
+/// Keeps dead letters in memory, for tests that check what an `EventPipeline` gave up on:
+/// pass it as the pipeline's `deadLetters`, then read ``letters`` (the events, the sink, the reason
+/// and the attempts). ``waitForLetters(count:)`` waits for them without sleeping.
+public final class InMemoryDeadLetterSink: DeadLetterSink, Sendable {
     private let state = Locked<(letters: [DeadLetter], waiters: [CheckedContinuation<Void, Never>])>(([], []))
 
     /// Creates an empty dead-letter sink.
@@ -24,6 +27,7 @@ public final class InMemoryDeadLetterSink: DeadLetterSink, @unchecked Sendable {
         }
     }
 
+    /// Keeps `letter` and wakes the tests waiting for it.
     public func store(_ letter: DeadLetter) async throws {
         let waiters = state.withLock { state in
             state.letters.append(letter)
