@@ -116,7 +116,7 @@ public final class IngestJob {
     private func ingest(_ source: String, started: Date, shouldStop: () -> Bool) async throws {
         let descriptor = source == "-" ? STDIN_FILENO : open(source, O_RDONLY | O_CLOEXEC)
         guard descriptor >= 0 else {
-            throw InputError(underlying: IOError(operation: "open", path: source, errno: errno))
+            throw InputError(underlying: IOError(.open, path: source, errno: errno))
         }
         defer { if descriptor != STDIN_FILENO { close(descriptor) } }
         var info = stat()
