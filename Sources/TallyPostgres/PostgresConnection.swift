@@ -268,10 +268,17 @@ public final class PostgresConnection: @unchecked Sendable {
     private func check(_ result: OpaquePointer?, _ connection: OpaquePointer) throws {
         let status = result.map(PQresultStatus) ?? PGRES_FATAL_ERROR
         guard status != PGRES_COMMAND_OK, status != PGRES_TUPLES_OK, status != PGRES_EMPTY_QUERY else { return }
-        let message = String(cString: PQerrorMessage(connection)).trimmingCharacters(in: .whitespacesAndNewlines)
-        let sqlState = result.flatMap { PQresultErrorField($0, Int32(UInt8(ascii: "C"))) }.map { String(cString: $0) }
+        let report = String(cString: PQerrorMessage(connection)).trimmingCharacters(in: .whitespacesAndNewlines)
+        func field(_ code: Character) -> String? {
+            result.flatMap { PQresultErrorField($0, Int32(code.asciiValue!)) }.map { String(cString: $0) }
+        }
         let code: PostgresError.Code = PQstatus(connection) == CONNECTION_OK ? .server : .connection
-        throw PostgresError(code, sqlState: sqlState, message: message, secret: secret)
+        // The primary message alone: the DETAIL and CONTEXT lines of the whole report quote the
+        // refused rows' values (PostgresError keeps the report apart, out of its description).
+        if let primary = field("M") {
+            throw PostgresError(code, sqlState: field("C"), message: primary, serverMessage: report, secret: secret)
+        }
+        throw PostgresError(code, sqlState: field("C"), message: report, secret: secret)
     }
 
     private func rows(_ result: OpaquePointer?) -> Rows {
