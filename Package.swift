@@ -17,6 +17,7 @@ let package = Package(
         .library(name: "TallyPipeline", targets: ["TallyPipeline"]),
         .library(name: "TallyFileStore", targets: ["TallyFileStore"]),
         .library(name: "TallySchema", targets: ["TallySchema"]),
+        .library(name: "TallyPostgres", targets: ["TallyPostgres"]),
         .executable(name: "tally", targets: ["tally"]),
     ],
     dependencies: [
@@ -194,7 +195,7 @@ let package = Package(
             name: "DocSnippetTests",
             dependencies: [
                 "Tracking", "TrackingMocks", "TallyPipeline", "TallyCore", "TallySchema", "TallyFileStore",
-                "TallyTestSupport",
+                "TallyPostgres", "TallyTestSupport",
                 .product(name: "Logging", package: "swift-log"),
                 .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
             ],

@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
-# Builds the DocC documentation of Tracking and TallyPipeline into .build/docs/<Target>.doccarchive
-# (open them with `docc preview`, or host them as static sites), failing on any DocC warning
-# (a broken symbol link, an unknown article). scripts/test.sh runs it.
+# Builds the DocC documentation of Tracking, TallyPipeline and TallyPostgres into
+# .build/docs/<Target>.doccarchive (open them with `docc preview`, or host them as static sites),
+# failing on any DocC warning (a broken symbol link, an unknown article). scripts/test.sh runs it.
 #
 #   scripts/docs.sh                        extracts the symbol graphs itself (a build of its own)
 #   scripts/docs.sh --symbol-graphs DIR    uses those a build already emitted (-emit-symbol-graph)
@@ -17,7 +17,7 @@ else
     swift package dump-symbol-graph >/dev/null
     graphs=$(ls -d .build/*/symbolgraph | head -1)
 fi
-for target in Tracking TallyPipeline; do
+for target in Tracking TallyPipeline TallyPostgres; do
     work=.build/docs/symbolgraph-$target
     rm -rf "$work" && mkdir -p "$work"
     cp "$graphs/$target".symbols.json "$work"/

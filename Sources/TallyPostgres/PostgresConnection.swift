@@ -5,7 +5,7 @@ import TallyCore
 
 /// One connection to PostgreSQL through libpq: the only type in tally that touches libpq.
 ///
-/// libpq calls block, so each connection runs them on its own ``BlockingIO`` queue (a dedicated
+/// libpq calls block, so each connection runs them on its own `BlockingIO` queue (a dedicated
 /// thread while busy), never on Swift's cooperative pool; callers `await` the results. Cancelling
 /// the calling task cancels the statement on the server (`PQcancel`): the call then throws
 /// `CancellationError` and the connection stays usable. Queries take parameters only (`$1`, `$2`):
@@ -22,8 +22,8 @@ public final class PostgresConnection: @unchecked Sendable {
     /// conninfo string; nil uses libpq's own `PG*` environment variables.
     ///
     /// Unless the URL, conninfo or environment sets them, the connection gets a 10 s
-    /// `connect_timeout` and TCP keepalives (``defaultOptions``), so that neither a server that
-    /// never answers nor a peer that vanished mid-statement can hang it for good.
+    /// `connect_timeout` and TCP keepalives, so that neither a server that never answers nor a peer
+    /// that vanished mid-statement can hang it for good.
     public static func connect(_ conninfo: String?) async throws -> PostgresConnection {
         let connection = PostgresConnection(secret: Self.password(in: conninfo))
         let options = Self.options(conninfo, environment: ProcessInfo.processInfo.environment)

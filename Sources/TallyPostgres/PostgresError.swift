@@ -71,6 +71,7 @@ public struct PostgresError: Error, Sendable, Hashable, CustomStringConvertible 
         sqlState.map { $0.hasPrefix("22") || $0.hasPrefix("23") } ?? false
     }
 
+    /// `PostgresError(server, SQLSTATE 42501): permission denied for table events`: safe to log.
     public var description: String {
         "PostgresError(\(code)\(sqlState.map { ", SQLSTATE \($0)" } ?? "")): \(message)"
     }
