@@ -18,6 +18,7 @@ let package = Package(
         .library(name: "TallyPipelineTesting", targets: ["TallyPipelineTesting"]),
         .library(name: "TallyFileStore", targets: ["TallyFileStore"]),
         .library(name: "TallySchema", targets: ["TallySchema"]),
+        .library(name: "TallyPostgres", targets: ["TallyPostgres"]),
         .executable(name: "tally", targets: ["tally"]),
     ],
     dependencies: [
@@ -201,7 +202,7 @@ let package = Package(
             name: "DocSnippetTests",
             dependencies: [
                 "Tracking", "TrackingMocks", "TallyPipeline", "TallyCore", "TallySchema", "TallyFileStore",
-                "TallyTestSupport",
+                "TallyPostgres", "TallyTestSupport",
                 "TallyPipelineTesting",
                 .product(name: "Logging", package: "swift-log"),
                 .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),

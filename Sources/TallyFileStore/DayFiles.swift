@@ -56,7 +56,7 @@ final class DayFiles: @unchecked Sendable {
         var firstError: IOError?
         for (day, file) in openFiles where file.needsSync {
             if fsync(file.descriptor) != 0 {
-                firstError = firstError ?? IOError(operation: "fsync", path: file.path, errno: errno)
+                firstError = firstError ?? IOError(.fsync, path: file.path, errno: errno)
             } else {
                 openFiles[day]?.needsSync = false
             }
@@ -92,7 +92,7 @@ final class DayFiles: @unchecked Sendable {
 
     /// Appends each day's bytes to its file, in order.
     func append(_ pieces: [(key: Key, bytes: [UInt8])]) throws(IOError) {
-        guard !isShutDown else { throw IOError(operation: "write", path: layout.eventsDirectory, errno: EBADF) }
+        guard !isShutDown else { throw IOError(.write, path: layout.eventsDirectory, errno: EBADF) }
         for (key, bytes) in pieces { try append(bytes, key: key) }
     }
 
@@ -117,7 +117,7 @@ final class DayFiles: @unchecked Sendable {
     }
 
     private func rotate(_ file: inout OpenFile, key: Key) throws(IOError) {
-        if fsync(file.descriptor) != 0 { throw IOError(operation: "fsync", path: file.path, errno: errno) }
+        if fsync(file.descriptor) != 0 { throw IOError(.fsync, path: file.path, errno: errno) }
         close(file.descriptor)
         openFiles[key] = nil
         let next = try open(path: path(key, segment: file.segment + 1), segment: file.segment + 1, key: key)
@@ -136,7 +136,7 @@ final class DayFiles: @unchecked Sendable {
             let (oldestDay, oldest) = openFiles.min(by: { $0.value.lastUse < $1.value.lastUse })
         {
             if oldest.needsSync && fsync(oldest.descriptor) != 0 {
-                throw IOError(operation: "fsync", path: oldest.path, errno: errno)
+                throw IOError(.fsync, path: oldest.path, errno: errno)
             }
             close(oldest.descriptor)
             openFiles[oldestDay] = nil
@@ -149,7 +149,7 @@ final class DayFiles: @unchecked Sendable {
 
     private func open(path: String, segment: Int, key: Key) throws(IOError) -> OpenFile {
         let descriptor = systemOpen(path, O_WRONLY | O_APPEND | O_CREAT | O_CLOEXEC, 0o644)
-        guard descriptor >= 0 else { throw IOError(operation: "open", path: path, errno: errno) }
+        guard descriptor >= 0 else { throw IOError(.open, path: path, errno: errno) }
         var file = OpenFile(descriptor: descriptor, path: path, segment: segment, size: Self.fileSize(descriptor))
         if file.size == 0 {
             if key.identities { identitiesDirectoryNeedsSync = true } else { directoryNeedsSync = true }
@@ -177,8 +177,8 @@ final class DayFiles: @unchecked Sendable {
 
     static func syncDirectory(_ path: String) throws(IOError) {
         let descriptor = systemOpen(path, O_RDONLY | O_DIRECTORY | O_CLOEXEC)
-        guard descriptor >= 0 else { throw IOError(operation: "open", path: path, errno: errno) }
+        guard descriptor >= 0 else { throw IOError(.open, path: path, errno: errno) }
         defer { close(descriptor) }
-        if fsync(descriptor) != 0 { throw IOError(operation: "fsync", path: path, errno: errno) }
+        if fsync(descriptor) != 0 { throw IOError(.fsync, path: path, errno: errno) }
     }
 }

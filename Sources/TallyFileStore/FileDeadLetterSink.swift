@@ -46,10 +46,10 @@ public final class FileDeadLetterSink: DeadLetterSink {
         try await io.run { [bytes] _ throws(IOError) in
             try Directory.create(directory)
             let descriptor = systemOpen(path, O_WRONLY | O_APPEND | O_CREAT | O_CLOEXEC, 0o644)
-            guard descriptor >= 0 else { throw IOError(operation: "open", path: path, errno: errno) }
+            guard descriptor >= 0 else { throw IOError(.open, path: path, errno: errno) }
             defer { close(descriptor) }
             try FileDescriptorWriter.writeAll(bytes, to: descriptor, path: path)
-            if fsync(descriptor) != 0 { throw IOError(operation: "fsync", path: path, errno: errno) }
+            if fsync(descriptor) != 0 { throw IOError(.fsync, path: path, errno: errno) }
             try DayFiles.syncDirectory(directory)
         }
     }

@@ -117,7 +117,7 @@ public struct FileStoreLayout: Sendable, Hashable {
     static func listDirectory(_ path: String) throws(IOError) -> [String] {
         guard let directory = opendir(path) else {
             if errno == ENOENT { return [] }
-            throw IOError(operation: "opendir", path: path, errno: errno)
+            throw IOError(.opendir, path: path, errno: errno)
         }
         defer { closedir(directory) }
         var names: [String] = []

@@ -84,7 +84,7 @@ public struct FileStoreReader: Sendable {
 
     private func read(_ path: String, into report: inout Report, _ body: (EventEnvelope) throws -> Void) throws {
         let descriptor = systemOpen(path, O_RDONLY | O_CLOEXEC)
-        guard descriptor >= 0 else { throw IOError(operation: "open", path: path, errno: errno) }
+        guard descriptor >= 0 else { throw IOError(.open, path: path, errno: errno) }
         defer { close(descriptor) }
         report.files += 1
         var reader = LineReader(descriptor: descriptor, path: path)

@@ -61,10 +61,41 @@ package final class IngestJob {
         package var elapsedSeconds: Double
     }
 
-    /// Why the run could not read an input.
-    public struct InputError: Error, CustomStringConvertible {
+    /// Why the run could not read an input: `open events.ndjson: No such file or directory`, never
+    /// what was read.
+    public struct InputError: Error, Sendable, Hashable, CustomStringConvertible {
+        /// What failed, stable across releases. A struct, so that a kind added later breaks no
+        /// `switch`.
+        public struct Code: Sendable, Hashable, CustomStringConvertible {
+            private enum Base: String {
+                case cannotOpen = "cannot_open"
+                case cannotRead = "cannot_read"
+            }
+            private let base: Base
+            private init(_ base: Base) { self.base = base }
+
+            /// The input could not be opened (missing, unreadable): nothing of it was read.
+            public static let cannotOpen = Code(.cannotOpen)
+            /// Reading failed part-way (an I/O error): what was read before is ingested.
+            public static let cannotRead = Code(.cannotRead)
+
+            /// The stable snake_case name (`cannot_open`).
+            public var description: String { base.rawValue }
+        }
+
         /// What failed.
-        public var underlying: IOError
+        public internal(set) var code: Code
+        /// The input, as given (`-` for standard input).
+        public internal(set) var source: String
+        /// The system call that failed, with its `errno`.
+        public internal(set) var underlying: IOError
+
+        init(_ code: Code, source: String, underlying: IOError) {
+            self.code = code
+            self.source = source
+            self.underlying = underlying
+        }
+
         public var description: String { underlying.description }
     }
 
@@ -116,7 +147,7 @@ package final class IngestJob {
     private func ingest(_ source: String, started: Date, shouldStop: () -> Bool) async throws {
         let descriptor = source == "-" ? STDIN_FILENO : open(source, O_RDONLY | O_CLOEXEC)
         guard descriptor >= 0 else {
-            throw InputError(underlying: IOError(operation: "open", path: source, errno: errno))
+            throw InputError(.cannotOpen, source: source, underlying: IOError(.open, path: source, errno: errno))
         }
         defer { if descriptor != STDIN_FILENO { close(descriptor) } }
         var info = stat()
@@ -134,8 +165,9 @@ package final class IngestJob {
                 more = try await reader.readChunk(on: io, interruption: interruption) { line in
                     try self.process(line, source: name, receivedAt: now)
                 }
-            } catch let error as IOError {
-                throw InputError(underlying: error)
+            } catch let error as IOError where error.path == source {
+                // Only the input's own read: a failed write of the rejects file stays an IOError.
+                throw InputError(.cannotRead, source: source, underlying: error)
             } catch is CancellationError {
                 // Stopped while waiting for input: nothing of this chunk was accepted.
                 stopRequested = true

@@ -5,7 +5,7 @@ import TallyCore
 
 /// One connection to PostgreSQL through libpq: the only type in tally that touches libpq.
 ///
-/// libpq calls block, so each connection runs them on its own ``BlockingIO`` queue (a dedicated
+/// libpq calls block, so each connection runs them on its own `BlockingIO` queue (a dedicated
 /// thread while busy), never on Swift's cooperative pool; callers `await` the results. Cancelling
 /// the calling task cancels the statement on the server (`PQcancel`): the call then throws
 /// `CancellationError` and the connection stays usable. Queries take parameters only (`$1`, `$2`):
@@ -22,8 +22,8 @@ public final class PostgresConnection: @unchecked Sendable {
     /// conninfo string; nil uses libpq's own `PG*` environment variables.
     ///
     /// Unless the URL, conninfo or environment sets them, the connection gets a 10 s
-    /// `connect_timeout` and TCP keepalives (``defaultOptions``), so that neither a server that
-    /// never answers nor a peer that vanished mid-statement can hang it for good.
+    /// `connect_timeout` and TCP keepalives, so that neither a server that never answers nor a peer
+    /// that vanished mid-statement can hang it for good.
     public static func connect(_ conninfo: String?) async throws -> PostgresConnection {
         let connection = PostgresConnection(secret: Self.password(in: conninfo))
         let options = Self.options(conninfo, environment: ProcessInfo.processInfo.environment)
@@ -268,10 +268,17 @@ public final class PostgresConnection: @unchecked Sendable {
     private func check(_ result: OpaquePointer?, _ connection: OpaquePointer) throws {
         let status = result.map(PQresultStatus) ?? PGRES_FATAL_ERROR
         guard status != PGRES_COMMAND_OK, status != PGRES_TUPLES_OK, status != PGRES_EMPTY_QUERY else { return }
-        let message = String(cString: PQerrorMessage(connection)).trimmingCharacters(in: .whitespacesAndNewlines)
-        let sqlState = result.flatMap { PQresultErrorField($0, Int32(UInt8(ascii: "C"))) }.map { String(cString: $0) }
+        let report = String(cString: PQerrorMessage(connection)).trimmingCharacters(in: .whitespacesAndNewlines)
+        func field(_ code: Character) -> String? {
+            result.flatMap { PQresultErrorField($0, Int32(code.asciiValue!)) }.map { String(cString: $0) }
+        }
         let code: PostgresError.Code = PQstatus(connection) == CONNECTION_OK ? .server : .connection
-        throw PostgresError(code, sqlState: sqlState, message: message, secret: secret)
+        // The primary message alone: the DETAIL and CONTEXT lines of the whole report quote the
+        // refused rows' values (PostgresError keeps the report apart, out of its description).
+        if let primary = field("M") {
+            throw PostgresError(code, sqlState: field("C"), message: primary, serverMessage: report, secret: secret)
+        }
+        throw PostgresError(code, sqlState: field("C"), message: report, secret: secret)
     }
 
     private func rows(_ result: OpaquePointer?) -> Rows {

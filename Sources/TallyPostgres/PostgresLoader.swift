@@ -253,7 +253,8 @@ actor PostgresLoader {
         try await connection.query(
             "INSERT INTO tally.failed_events (event_id, reason, detail, event) VALUES ($1::uuid, $2, $3, $4)",
             [
-                event.eventID.description, "postgres_" + (error.sqlState ?? "error"), error.message,
+                event.eventID.description, "postgres_" + (error.sqlState ?? "error"),
+                error.serverMessage ?? error.message,
                 String(decoding: event.ndjsonLine.dropLast(), as: UTF8.self),
             ]
         )

@@ -15,6 +15,7 @@ public import TallyPipeline
 /// concurrent writes share nothing; the actor only guards the idle list, which no `await`
 /// interrupts. Cancelling a write cancels its statement on the server.
 public actor PostgresSink: EventSink {
+    /// `postgres`: how logs and dead letters name this sink.
     public nonisolated let name = "postgres"
     private let conninfo: String?
     private let logger: Logger
@@ -55,6 +56,10 @@ public actor PostgresSink: EventSink {
     /// encodes the next (measured: 1.5× the throughput of one connection on this 2-core machine).
     public nonisolated var maxConcurrentWrites: Int { 2 }
 
+    /// Loads `batch` in one transaction; events already stored are skipped, rows the server refuses
+    /// go to `tally.failed_events`.
+    /// - Throws: ``PostgresError``, whose ``PostgresError/errorClass`` tells the pipeline whether to
+    ///   retry; `CancellationError` when the pipeline cancelled the write (past its deadline).
     public func write(_ batch: [EventEnvelope]) async throws {
         let loader = try await acquire()
         do {
@@ -69,6 +74,7 @@ public actor PostgresSink: EventSink {
         await release(loader)
     }
 
+    /// Closes the idle connections; the pipeline calls it once every write has returned.
     public func shutdown() async throws {
         let loaders = idle
         idle = []

@@ -15,10 +15,42 @@ package struct SummaryStore: Sendable, Hashable {
         case postgres
     }
 
-    /// Contradictory options; the message says how to resolve them.
-    public struct Conflict: Error, Sendable, CustomStringConvertible {
+    /// Contradictory options; the message says how to resolve them (it names options, never the
+    /// connection URL, which may hold a password).
+    public struct Conflict: Error, Sendable, Hashable, CustomStringConvertible {
+        /// Which options contradict each other, stable across releases. A struct, so that a kind
+        /// added later breaks no `switch`.
+        public struct Code: Sendable, Hashable, CustomStringConvertible {
+            private enum Base: String {
+                case databaseURLWithFileStore = "database_url_with_file_store"
+                case dataDirectoryWithPostgresStore = "data_dir_with_postgres_store"
+                case bothStores = "both_stores"
+            }
+            private let base: Base
+            private init(_ base: Base) { self.base = base }
+
+            /// `--store file` with `--database-url`.
+            public static let databaseURLWithFileStore = Code(.databaseURLWithFileStore)
+            /// `--store postgres` with `--data-dir`.
+            public static let dataDirectoryWithPostgresStore = Code(.dataDirectoryWithPostgresStore)
+            /// `--data-dir` and `--database-url` without `--store` to choose between them.
+            public static let bothStores = Code(.bothStores)
+
+            /// The stable snake_case name (`both_stores`).
+            public var description: String { base.rawValue }
+        }
+
+        /// Which options contradict each other.
+        public internal(set) var code: Code
         /// What to tell the user.
-        public var description: String
+        public internal(set) var message: String
+
+        init(_ code: Code, _ message: String) {
+            self.code = code
+            self.message = message
+        }
+
+        public var description: String { message }
     }
 
     /// The store read.
@@ -84,18 +116,19 @@ package struct SummaryStore: Sendable, Hashable {
         switch store {
         case .file?:
             if databaseURL != nil {
-                throw Conflict(description: "--database-url is for --store postgres; drop one of them.")
+                throw Conflict(.databaseURLWithFileStore, "--database-url is for --store postgres; drop one of them.")
             }
             return file("--store")
         case .postgres?:
             if dataDirectory != nil {
-                throw Conflict(description: "--data-dir is for --store file; drop one of them.")
+                throw Conflict(.dataDirectoryWithPostgresStore, "--data-dir is for --store file; drop one of them.")
             }
             return postgres("--store")
         case nil:
             if dataDirectory != nil, databaseURL != nil {
                 throw Conflict(
-                    description: "both --data-dir and --database-url given: add --store file or --store postgres."
+                    .bothStores,
+                    "both --data-dir and --database-url given: add --store file or --store postgres."
                 )
             }
             if dataDirectory != nil { return file("--data-dir") }

@@ -96,8 +96,8 @@ struct SinkDeadlineTests {
         #expect(SinkErrorClass.of(PipelineError(code: .timedOut, message: "")) == .transient)
         #expect(SinkErrorClass.of(SinkDown()) == .transient)
         #expect(SinkErrorClass.of(Refused()) == .permanent)
-        #expect(SinkErrorClass.of(IOError(operation: "open", path: "/x", errno: 13)) == .permanent, "EACCES")
-        #expect(SinkErrorClass.of(IOError(operation: "write", path: "/x", errno: 28)) == .transient, "ENOSPC")
+        #expect(SinkErrorClass.of(IOError(.open, path: "/x", errno: 13)) == .permanent, "EACCES")
+        #expect(SinkErrorClass.of(IOError(.write, path: "/x", errno: 28)) == .transient, "ENOSPC")
     }
 }
 

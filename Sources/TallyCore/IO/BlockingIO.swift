@@ -70,14 +70,14 @@ package final class BlockingIO: Sendable {
             let ready = poll(&request, 1, 100)
             if ready < 0 {
                 if errno == EINTR { continue }
-                throw IOError(operation: "poll", path: path, errno: errno)
+                throw IOError(.poll, path: path, errno: errno)
             }
             // Readable, at end (POLLHUP) or in error: read(2) says which.
             guard ready > 0 else { continue }
             let count = systemRead(descriptor, buffer)
             if count < 0 {
                 if errno == EINTR || errno == EAGAIN { continue }
-                throw IOError(operation: "read", path: path, errno: errno)
+                throw IOError(.read, path: path, errno: errno)
             }
             return count
         }

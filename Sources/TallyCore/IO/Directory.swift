@@ -14,7 +14,7 @@ package enum Directory {
         for component in path.split(separator: "/") {
             current += "/" + component
             if mkdir(current, 0o755) != 0 && errno != EEXIST {
-                throw IOError(operation: "mkdir", path: current, errno: errno)
+                throw IOError(.mkdir, path: current, errno: errno)
             }
         }
     }
@@ -24,8 +24,8 @@ package enum Directory {
     package static func checkWritable(_ path: String) throws(IOError) {
         try create(path)
         var info = stat()
-        if stat(path, &info) != 0 { throw IOError(operation: "stat", path: path, errno: errno) }
-        if (info.st_mode & S_IFMT) != S_IFDIR { throw IOError(operation: "mkdir", path: path, errno: ENOTDIR) }
-        if access(path, W_OK | X_OK) != 0 { throw IOError(operation: "access", path: path, errno: errno) }
+        if stat(path, &info) != 0 { throw IOError(.stat, path: path, errno: errno) }
+        if (info.st_mode & S_IFMT) != S_IFDIR { throw IOError(.mkdir, path: path, errno: ENOTDIR) }
+        if access(path, W_OK | X_OK) != 0 { throw IOError(.access, path: path, errno: errno) }
     }
 }

@@ -23,6 +23,6 @@ package enum FileDescriptorWriter {
             }
             return nil
         }
-        if let failure { throw IOError(operation: "write", path: path, errno: failure) }
+        if let failure { throw IOError(.write, path: path, errno: failure) }
     }
 }

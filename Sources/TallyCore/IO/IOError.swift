@@ -7,22 +7,55 @@
 #endif
 
 /// A failed system call on a file, naming the operation, the path and the system's reason.
+///
+/// The description is `open /var/lib/tally/2026-11-22.ndjson: Permission denied`: never what was
+/// being read or written.
 public struct IOError: Error, Sendable, Hashable, CustomStringConvertible {
-    /// `open`, `write`, `fsync`, `rename`, …
-    public var operation: String
+    /// The system call that failed, stable across releases (`open`, `write`, `fsync`, …). A
+    /// struct, so that an operation added later breaks no `switch`.
+    public struct Code: Sendable, Hashable, CustomStringConvertible {
+        private enum Base: String { case access, fsync, mkdir, open, opendir, poll, read, stat, write }
+        private let base: Base
+        private init(_ base: Base) { self.base = base }
+
+        /// `access(2)`: checking that a directory is writable.
+        public static let access = Code(.access)
+        /// `fsync(2)`: making written data durable.
+        public static let fsync = Code(.fsync)
+        /// `mkdir(2)`: creating a directory.
+        public static let mkdir = Code(.mkdir)
+        /// `open(2)`: opening or creating a file.
+        public static let open = Code(.open)
+        /// `opendir(3)`: listing a directory.
+        public static let opendir = Code(.opendir)
+        /// `poll(2)`: waiting for input.
+        public static let poll = Code(.poll)
+        /// `read(2)`.
+        public static let read = Code(.read)
+        /// `stat(2)`.
+        public static let stat = Code(.stat)
+        /// `write(2)`.
+        public static let write = Code(.write)
+
+        /// The operation's name (`open`).
+        public var description: String { base.rawValue }
+    }
+
+    /// The operation that failed.
+    public internal(set) var code: Code
     /// The file or directory.
-    public var path: String
+    public internal(set) var path: String
     /// The `errno` value.
-    public var errno: Int32
+    public internal(set) var errno: Int32
 
     /// Creates an error.
-    public init(operation: String, path: String, errno: Int32) {
-        self.operation = operation
+    package init(_ code: Code, path: String, errno: Int32) {
+        self.code = code
         self.path = path
         self.errno = errno
     }
 
     public var description: String {
-        "\(operation) \(path): \(String(cString: strerror(errno)))"
+        "\(code) \(path): \(String(cString: strerror(errno)))"
     }
 }

@@ -63,7 +63,7 @@ package struct LineReader {
         repeat {
             count = read(descriptor, chunk.baseAddress, chunkSize)
         } while count < 0 && errno == EINTR
-        if count < 0 { throw IOError(operation: "read", path: path, errno: errno) }
+        if count < 0 { throw IOError(.read, path: path, errno: errno) }
         return try consume(UnsafeRawBufferPointer(rebasing: chunk[0..<count]), body)
     }
 

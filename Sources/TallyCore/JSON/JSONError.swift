@@ -1,31 +1,61 @@
 /// Why a text is not acceptable JSON, with the byte offset where parsing stopped.
+///
+/// The description names the problem and the offset, never the input's bytes: the input is an
+/// event, and its values stay out of logs and error messages.
 public struct JSONError: Error, Sendable, Hashable, CustomStringConvertible {
-    /// The kind of problem, stable across releases.
-    public enum Reason: String, Sendable, Hashable {
-        case unexpectedEnd = "unexpected_end"
-        case unexpectedCharacter = "unexpected_character"
-        case invalidNumber = "invalid_number"
-        case invalidEscape = "invalid_escape"
-        case invalidUnicodeEscape = "invalid_unicode_escape"
-        case controlCharacterInString = "control_character_in_string"
-        case invalidUTF8 = "invalid_utf8"
-        case tooDeep = "too_deep"
-        case trailingContent = "trailing_content"
+    /// The kind of problem, stable across releases: match on it with `==`, print it for its
+    /// snake_case name (`unexpected_end`). A struct, so that a kind added later breaks no `switch`.
+    public struct Code: Sendable, Hashable, CustomStringConvertible {
+        private enum Base: String {
+            case unexpectedEnd = "unexpected_end"
+            case unexpectedCharacter = "unexpected_character"
+            case invalidNumber = "invalid_number"
+            case invalidEscape = "invalid_escape"
+            case invalidUnicodeEscape = "invalid_unicode_escape"
+            case controlCharacterInString = "control_character_in_string"
+            case invalidUTF8 = "invalid_utf8"
+            case tooDeep = "too_deep"
+            case trailingContent = "trailing_content"
+        }
+        private let base: Base
+        private init(_ base: Base) { self.base = base }
+
+        /// The text ends inside a value.
+        public static let unexpectedEnd = Code(.unexpectedEnd)
+        /// A byte that cannot start or continue a value here.
+        public static let unexpectedCharacter = Code(.unexpectedCharacter)
+        /// A number outside RFC 8259's grammar (`01`, `1.`, `-`).
+        public static let invalidNumber = Code(.invalidNumber)
+        /// A backslash escape JSON does not have (`\x`).
+        public static let invalidEscape = Code(.invalidEscape)
+        /// A `\u` escape that is not four hex digits, or a lone surrogate.
+        public static let invalidUnicodeEscape = Code(.invalidUnicodeEscape)
+        /// A control character (below U+0020) unescaped inside a string.
+        public static let controlCharacterInString = Code(.controlCharacterInString)
+        /// Bytes that are not UTF-8.
+        public static let invalidUTF8 = Code(.invalidUTF8)
+        /// Arrays and objects nested deeper than the parser's limit.
+        public static let tooDeep = Code(.tooDeep)
+        /// Something after the value other than whitespace.
+        public static let trailingContent = Code(.trailingContent)
+
+        /// The stable snake_case name (`unexpected_end`).
+        public var description: String { base.rawValue }
     }
 
     /// The kind of problem.
-    public var reason: Reason
+    public internal(set) var code: Code
     /// The byte offset in the input.
-    public var offset: Int
+    public internal(set) var offset: Int
 
     /// Creates an error.
-    public init(_ reason: Reason, at offset: Int) {
-        self.reason = reason
+    package init(_ code: Code, at offset: Int) {
+        self.code = code
         self.offset = offset
     }
 
     public var description: String {
-        switch reason {
+        switch code {
         case .unexpectedEnd: "JSON ends too early (byte \(offset))"
         case .unexpectedCharacter: "unexpected character at byte \(offset)"
         case .invalidNumber: "invalid number at byte \(offset)"
@@ -35,6 +65,7 @@ public struct JSONError: Error, Sendable, Hashable, CustomStringConvertible {
         case .invalidUTF8: "invalid UTF-8 at byte \(offset)"
         case .tooDeep: "nested too deep at byte \(offset)"
         case .trailingContent: "content after the JSON value at byte \(offset)"
+        default: "\(code) at byte \(offset)"
         }
     }
 }

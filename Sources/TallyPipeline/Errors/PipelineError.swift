@@ -1,4 +1,7 @@
 /// An error from the pipeline itself, with a stable ``Code`` to match on.
+///
+/// The description names the event (for ``Code/invalidEvent``) and the rule it broke, never its
+/// property values.
 public struct PipelineError: Error, Sendable, Hashable, CustomStringConvertible {
     /// What went wrong, stable across releases.
     public struct Code: Sendable, Hashable, CustomStringConvertible {
@@ -16,16 +19,17 @@ public struct PipelineError: Error, Sendable, Hashable, CustomStringConvertible 
         /// cancelled.
         public static let timedOut = Code(.timedOut)
 
+        /// The stable name (`timedOut`), as dead letters record it.
         public var description: String { base.rawValue }
     }
 
     /// The kind of error.
-    public var code: Code
-    /// A human explanation.
-    public var message: String
+    public internal(set) var code: Code
+    /// A human explanation: no property values.
+    public internal(set) var message: String
 
     /// Creates an error.
-    public init(code: Code, message: String) {
+    package init(code: Code, message: String) {
         self.code = code
         self.message = message
     }

@@ -21,11 +21,11 @@ package final class Pattern: Sendable, CustomStringConvertible {
             case .unsupported:
                 program = nil
                 guard let regex = FallbackRegex(source) else {
-                    throw PatternError(source: source, reason: "not supported")
+                    throw PatternError(.unsupported, source: source, reason: "not supported")
                 }
                 fallback = regex
             case .invalid(let reason):
-                throw PatternError(source: source, reason: reason)
+                throw PatternError(.invalid, source: source, reason: reason)
             }
         }
     }
@@ -67,14 +67,4 @@ package final class Pattern: Sendable, CustomStringConvertible {
     }
 
     package var description: String { source }
-}
-
-/// A pattern that is not valid ECMA-262.
-public struct PatternError: Error, Hashable, Sendable, CustomStringConvertible {
-    /// The pattern.
-    public var source: String
-    /// What is wrong with it.
-    public var reason: String
-
-    public var description: String { "invalid pattern \(source.debugDescription): \(reason)" }
 }

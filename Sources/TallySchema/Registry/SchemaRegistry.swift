@@ -8,9 +8,12 @@ public struct SchemaRegistry: Sendable {
     private let versionsByName: [String: [EventSchema]]
 
     /// Every problem found while loading, each with its file and JSON path.
+    ///
+    /// A list rather than one error, so that lint shows everything to fix in one run: match on
+    /// each problem's ``SchemaError/code``.
     public struct LoadError: Error, Sendable, CustomStringConvertible {
-        /// The problems, in file order.
-        public var problems: [SchemaError]
+        /// The problems, in file order (never empty).
+        public internal(set) var problems: [SchemaError]
 
         public var description: String {
             "\(problems.count) problem\(problems.count == 1 ? "" : "s") in the registry:\n"

@@ -35,6 +35,8 @@ extension ReasonCode {
         case .invalidTimestamp: self = .invalidTimestamp
         case .invalidEventID: self = .invalidEventID
         case .duplicateField: self = .duplicateField
+        // A kind added later: the line could not be read as an event.
+        default: self = .malformedJSON
         }
     }
 }
