@@ -1,0 +1,215 @@
+import TallyCore
+
+#if canImport(Darwin)
+    import Darwin
+#elseif canImport(Glibc)
+    import Glibc
+#elseif canImport(Musl)
+    import Musl
+#endif
+
+extension SchemaTextPlan {
+    /// One walk over a value's text; the tables are borrowed for its length.
+    struct SchemaTextWalk {
+        let bytes: UnsafeBufferPointer<UInt8>
+        let nodes: UnsafeBufferPointer<Node>
+        let members: UnsafeBufferPointer<Member>
+        let names: UnsafeBufferPointer<UInt8>
+        let textSchemas: [JSONSchema]
+        var offset = 0
+
+        /// Consumes the value at the offset; false when not certainly valid (the walk then stops).
+        mutating func accepts(_ index: Int32) -> Bool {
+            let node = nodes[Int(index)]
+            if node.defers { return false }
+            let mask = node.typeMask
+            switch bytes[offset] {
+            case UInt8(ascii: "{"):
+                guard mask == 0 || mask & JSONSchema.JSONType.object.bit != 0 else { return false }
+                return acceptsObject(node)
+            case UInt8(ascii: "["):
+                guard mask == 0 || mask & JSONSchema.JSONType.array.bit != 0 else { return false }
+                return acceptsArray(node)
+            case UInt8(ascii: "\""):
+                guard mask == 0 || mask & JSONSchema.JSONType.string.bit != 0 else { return false }
+                return acceptsString(node)
+            case UInt8(ascii: "t"), UInt8(ascii: "f"):
+                guard mask == 0 || mask & JSONSchema.JSONType.boolean.bit != 0 else { return false }
+                offset += bytes[offset] == UInt8(ascii: "t") ? 4 : 5
+                return true
+            case UInt8(ascii: "n"):
+                guard mask == 0 || mask & JSONSchema.JSONType.null.bit != 0 else { return false }
+                offset += 4
+                return true
+            default:
+                return acceptsNumber(node)
+            }
+        }
+
+        private mutating func acceptsObject(_ node: Node) -> Bool {
+            var seen: UInt64 = 0
+            offset += 1
+            skipWhitespace()
+            if bytes[offset] == UInt8(ascii: "}") {
+                offset += 1
+                return node.requiredMask == 0
+            }
+            while true {
+                skipWhitespace()
+                let keyStart = offset + 1
+                guard skipString() else { return false }  // an escaped key: let the parser unescape it
+                let keyCount = offset - 1 - keyStart
+                skipWhitespace()
+                offset += 1  // ':'
+                skipWhitespace()
+                if let position = member(of: node, named: keyStart, count: keyCount) {
+                    seen |= 1 << UInt64(position)
+                    guard accepts(members[Int(node.firstMember) + position].node) else { return false }
+                } else if node.additional == SchemaTextPlan.allowed {
+                    skipValue()
+                } else if node.additional == SchemaTextPlan.forbidden || !accepts(node.additional) {
+                    return false
+                }
+                skipWhitespace()
+                let next = bytes[offset]
+                offset += 1
+                if next == UInt8(ascii: "}") { return seen & node.requiredMask == node.requiredMask }
+            }
+        }
+
+        /// The position among `node`'s declared members of the key at `start`.
+        private func member(of node: Node, named start: Int, count: Int) -> Int? {
+            let key = bytes.baseAddress! + start
+            for position in 0..<Int(node.memberCount) {
+                let member = members[Int(node.firstMember) + position]
+                if Int(member.nameCount) == count,
+                    count == 0 || memcmp(names.baseAddress! + Int(member.nameStart), key, count) == 0
+                {
+                    return position
+                }
+            }
+            return nil
+        }
+
+        private mutating func acceptsArray(_ node: Node) -> Bool {
+            var count = 0
+            offset += 1
+            skipWhitespace()
+            if bytes[offset] == UInt8(ascii: "]") {
+                offset += 1
+                return node.minItems == 0
+            }
+            while true {
+                skipWhitespace()
+                if node.items == SchemaTextPlan.allowed {
+                    skipValue()
+                } else {
+                    guard accepts(node.items) else { return false }
+                }
+                count += 1
+                skipWhitespace()
+                let next = bytes[offset]
+                offset += 1
+                if next == UInt8(ascii: "]") { return count >= node.minItems && count <= node.maxItems }
+            }
+        }
+
+        private mutating func acceptsString(_ node: Node) -> Bool {
+            let start = offset + 1
+            let plain = skipString()
+            guard node.minLength > 0 || node.maxLength < .max || node.textSchema >= 0 else { return true }
+            guard plain else { return false }
+            let text = UnsafeBufferPointer(rebasing: bytes[start..<offset - 1])
+            if node.minLength > 0 || node.maxLength < .max {
+                var scalars = 0
+                for byte in text where byte & 0xC0 != 0x80 { scalars += 1 }
+                if scalars < node.minLength || scalars > node.maxLength { return false }
+            }
+            if node.textSchema >= 0 {
+                let schema = textSchemas[Int(node.textSchema)]
+                let string = String(decoding: text, as: UTF8.self)
+                if let pattern = schema.pattern, !pattern.matches(string) { return false }
+                if let format = schema.format, !format.matches(string) { return false }
+            }
+            return true
+        }
+
+        private mutating func acceptsNumber(_ node: Node) -> Bool {
+            let start = offset
+            var isInteger = true
+            scan: while offset < bytes.count {
+                switch bytes[offset] {
+                case UInt8(ascii: "0")...UInt8(ascii: "9"), UInt8(ascii: "-"), UInt8(ascii: "+"): break
+                case UInt8(ascii: "."), UInt8(ascii: "e"), UInt8(ascii: "E"): isInteger = false
+                default: break scan
+                }
+                offset += 1
+            }
+            let mask = node.typeMask
+            if mask != 0, mask & JSONSchema.JSONType.number.bit == 0 {
+                // `2.0` is an integer to JSON Schema: the parsed path decides such spellings.
+                guard isInteger, mask & JSONSchema.JSONType.integer.bit != 0 else { return false }
+            }
+            guard node.hasBounds else { return true }
+            let text = UnsafeBufferPointer(rebasing: bytes[start..<offset])
+            let number = DecimalText.double(text) ?? Double(String(decoding: text, as: UTF8.self)) ?? .nan
+            if node.lowerExclusive ? !(number > node.lower) : !(number >= node.lower) { return false }
+            if node.upperExclusive ? !(number < node.upper) : !(number <= node.upper) { return false }
+            return true
+        }
+
+        /// Moves past a string; false when it holds an escape.
+        private mutating func skipString() -> Bool {
+            offset += 1
+            var plain = true
+            while true {
+                let byte = bytes[offset]
+                if byte == UInt8(ascii: "\"") {
+                    offset += 1
+                    return plain
+                }
+                if byte == UInt8(ascii: "\\") {
+                    plain = false
+                    offset += 1
+                }
+                offset += 1
+            }
+        }
+
+        /// Moves past any value (the text is valid JSON).
+        private mutating func skipValue() {
+            switch bytes[offset] {
+            case UInt8(ascii: "\""): _ = skipString()
+            case UInt8(ascii: "{"), UInt8(ascii: "["):
+                var depth = 0
+                repeat {
+                    switch bytes[offset] {
+                    case UInt8(ascii: "\""):
+                        _ = skipString()
+                        continue
+                    case UInt8(ascii: "{"), UInt8(ascii: "["): depth += 1
+                    case UInt8(ascii: "}"), UInt8(ascii: "]"): depth -= 1
+                    default: break
+                    }
+                    offset += 1
+                } while depth > 0
+            default:
+                while offset < bytes.count {
+                    switch bytes[offset] {
+                    case UInt8(ascii: ","), UInt8(ascii: "}"), UInt8(ascii: "]"), 0x20, 0x09, 0x0A, 0x0D: return
+                    default: offset += 1
+                    }
+                }
+            }
+        }
+
+        mutating func skipWhitespace() {
+            while offset < bytes.count {
+                switch bytes[offset] {
+                case 0x20, 0x09, 0x0A, 0x0D: offset += 1
+                default: return
+                }
+            }
+        }
+    }
+}
