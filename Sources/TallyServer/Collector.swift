@@ -6,9 +6,10 @@ import ServiceLifecycle
 import TallyCore
 package import TallyPipeline
 
-/// `tally serve`: the HTTP collector. Builds the routes over a ``GroupCommitter`` and exposes both
-/// as services to run in one `ServiceGroup` (committer first, so that on shutdown the server
-/// stops and answers what is in flight before the committer writes the rest and closes the sinks).
+/// `tally serve`: the HTTP collector. Builds the routes over a ``GroupCommitter`` and the
+/// Hummingbird application that runs both (one `ServiceGroup`: committer first, so that on
+/// shutdown the server stops and answers what is in flight before the committer writes the rest
+/// and closes the sinks).
 package final class Collector: Sendable {
     package let configuration: CollectorConfiguration
     package let committer: GroupCommitter
@@ -44,7 +45,9 @@ package final class Collector: Sendable {
     /// The routes, for the server and for router tests.
     package func makeRouter() -> Router<BasicRequestContext> {
         let router = Router(context: BasicRequestContext.self)
-        router.add(middleware: CollectorMiddleware(metrics: metrics, retryAfterSeconds: configuration.retryAfterSeconds))
+        router.add(
+            middleware: CollectorMiddleware(metrics: metrics, retryAfterSeconds: configuration.retryAfterSeconds)
+        )
         let routes = CollectorRoutes(collector: self)
         for (path, kind) in [
             ("/v1/events", PayloadKind.tally),
@@ -87,6 +90,10 @@ package final class Collector: Sendable {
                 serverName: nil,
                 availableConnectionsDelegate: MaximumAvailableConnections(configuration.maxConnections, logger: logger)
             ),
+            // The committer runs inside the application's service group, before the server: on
+            // shutdown the server stops accepting and answers what is in flight first, then the
+            // committer writes what is pending and closes the sinks.
+            services: [committer],
             onServerRunning: { channel in await onListening(channel.localAddress?.port ?? 0) },
             logger: logger
         )

@@ -101,7 +101,7 @@ struct PayloadDecoder {
             let event: EventEnvelope
             do throws(EnvelopeDecodingError) {
                 event = try Self.tallyDecoder.decodeDerivingMissingID(bytes)
-            } catch where error.code == .malformedJSON {
+            } catch  where error.code == .malformedJSON {
                 throw CollectorError(.badRequest, .invalidJSON, "event \(index): \(error.message)", index: index)
             } catch {
                 reject(
@@ -158,7 +158,7 @@ struct PayloadDecoder {
         let result = sender.validator.validate(event)
         guard result.isValid else {
             var first = result.violations[0]
-            if first.code == .tooLarge, first.path == "$" {
+            if result.violations.contains(where: { $0.code == .tooLarge && $0.path == "$" }) {
                 throw CollectorError(
                     .badRequest,
                     .eventTooLarge,

@@ -133,7 +133,10 @@ struct ServeCommand: AsyncParsableCommand {
                 try Directory.create(store.path)
                 try Directory.checkWritable(store.path)
             } catch {
-                throw CommandFailure(.cannotCreate, "cannot write to \(store.path) (\(error)); choose another --data-dir")
+                throw CommandFailure(
+                    .cannotCreate,
+                    "cannot write to \(store.path) (\(error)); choose another --data-dir"
+                )
             }
             eventSink = FileSink(directory: store.path, logger: logger)
             rejectSink = FileRejectSink(root: store.path)
@@ -169,12 +172,8 @@ struct ServeCommand: AsyncParsableCommand {
             try? FileDescriptorWriter.writeAll(Array(line.utf8), to: STDERR_FILENO, path: "<stderr>")
         }
         var group = ServiceGroupConfiguration(
-            services: [
-                // The committer first: the group stops services in reverse order, so the server stops
-                // accepting and answers what is in flight before the committer drains and closes the sinks.
-                .init(service: collector.committer),
-                .init(service: application, successTerminationBehavior: .gracefullyShutdownGroup),
-            ],
+            // The application runs the committer in its own group, stopped after the server.
+            services: [.init(service: application)],
             gracefulShutdownSignals: [.sigterm, .sigint],
             logger: logger
         )
@@ -205,7 +204,10 @@ struct ServeCommand: AsyncParsableCommand {
         for directory in Set(file.keys.compactMap(\.registry)) {
             let path = directory.hasPrefix("/") || base.isEmpty ? directory : base + "/" + directory
             do {
-                validators[directory] = EventValidator(registry: try SchemaRegistry.load(directory: path), limits: limits)
+                validators[directory] = EventValidator(
+                    registry: try SchemaRegistry.load(directory: path),
+                    limits: limits
+                )
             } catch {
                 Terminal.error("the registry \(path) of a key has problems:")
                 for problem in error.problems { Terminal.error("  \(problem)") }
