@@ -129,7 +129,7 @@ package final class GroupCommitter: Service, Sendable {
             await withDiscardingTaskGroup { group in
                 group.addTask { await self.expireLoop() }
                 for await _ in wakeups {
-                    while let (round, events, rejected) = state.withLock({ Self.takeRound(&$0) }) {
+                    while let (round, events, rejected) = state.withLock({ self.takeRound(&$0) }) {
                         group.addTask { await self.write(round, events, rejected) }
                     }
                     if state.withLock({ $0.machine.isDrained }) { break }
@@ -152,8 +152,11 @@ package final class GroupCommitter: Service, Sendable {
         while !Task.isCancelled {
             try? await Task.sleep(for: .milliseconds(25))
             let now = ContinuousClock.now
-            let answers = state.withLock { state in
-                state.machine.earliestDeadline.map { $0 <= now } == true ? state.machine.expire(now: now) : []
+            let answers = state.withLock { state -> [(Int, Machine.Answer)] in
+                guard state.machine.earliestDeadline.map({ $0 <= now }) == true else { return [] }
+                let answers = state.machine.expire(now: now)
+                metrics.queueDepth.record(state.machine.pendingEvents)
+                return answers
             }
             if !answers.isEmpty {
                 resume(answers)
@@ -164,8 +167,9 @@ package final class GroupCommitter: Service, Sendable {
 
     /// The next round and what it writes, taken under the lock, so that a request answered
     /// (timed out) from now on changes nothing about the round.
-    private static func takeRound(_ state: inout State) -> (Round, [EventEnvelope], [RejectedEvent])? {
+    private func takeRound(_ state: inout State) -> (Round, [EventEnvelope], [RejectedEvent])? {
         guard let round = state.machine.nextRound() else { return nil }
+        metrics.queueDepth.record(state.machine.pendingEvents)
         var events: [EventEnvelope] = []
         var rejected: [RejectedEvent] = []
         events.reserveCapacity(round.events)
