@@ -68,7 +68,7 @@ struct ServeCommand: AsyncParsableCommand {
     @Option(name: .long, help: "Refuse compressed bodies that inflate more than this many times (413).")
     var maxCompressionRatio = 100
 
-    @Option(name: .long, help: "The largest header block, in bytes (431 above).")
+    @Option(name: .long, help: "The largest header field, and the whole header block, in bytes (400 and close above).")
     var maxHeaderBytes = 16 * 1024
 
     @Option(name: .long, help: "The most header fields of a request.")
