@@ -106,7 +106,9 @@ struct GroupCommitterTests {
             await committer.commit(events: Self.events(1, tag: 1), rejects: [], deadline: .now + .milliseconds(300))
         }
         #expect(outcome == .timedOut)
-        #expect(ContinuousClock.now - started < .seconds(5))
+        // Well before the stalled write ends (it never does): the deadline answered it. Loose, as
+        // the whole suite shares two cores.
+        #expect(ContinuousClock.now - started < .seconds(60))
         sink.isStalled = false
     }
 

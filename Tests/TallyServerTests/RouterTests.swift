@@ -24,6 +24,8 @@ struct RouterTests {
         init(configure: (inout CollectorConfiguration) -> Void = { _ in }, allowAnonymous: Bool = false) {
             var configuration = CollectorConfiguration()
             configuration.port = 0
+            // Generous: the whole suite runs in parallel on two cores, and some tests block threads.
+            configuration.requestTimeout = .seconds(120)
             configuration.allowAnonymous = allowAnonymous
             configure(&configuration)
             let keys = WriteKeyTable(
@@ -234,6 +236,22 @@ struct RouterTests {
         #expect(Set(fixture.sink.events.map(\.eventID)).count == 4)
         #expect(fixture.sink.events.contains { $0.name == "Signed Up" && $0.kind == .track })
         #expect(fixture.sink.events.contains { $0.kind == .identify })
+    }
+
+    @Test("a Segment message that cannot be mapped is dead-lettered with its raw JSON, the rest stored")
+    func segmentReject() async throws {
+        let fixture = Fixture()
+        let body =
+            #"{"batch":[{"type":"track","event":"A","userId":"u","messageId":"ok","timestamp":"2026-11-22T10:00:00Z"},{"type":"track","event":"B","userId":"u","messageId":"bad","timestamp":"not a time"}]}"#
+        let response = try await fixture.test { client in
+            try await client.execute(uri: "/v1/batch", method: .post, headers: Self.bearer, body: .init(string: body))
+        }
+        #expect(response.status == .ok)
+        #expect(fixture.sink.eventCount == 1)
+        let reject = try #require(fixture.rejects.rejects.first)
+        #expect(reject.index == 1)
+        #expect(reject.reason == "invalid_timestamp")
+        #expect(reject.event.map { String(decoding: $0, as: UTF8.self) }?.contains(#""messageId":"bad""#) == true)
     }
 
     @Test("bad bodies: 400 with the reason, nothing stored")
