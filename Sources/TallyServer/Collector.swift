@@ -71,9 +71,13 @@ package final class Collector: Sendable {
         -> some ApplicationProtocol
     {
         let readTimeout = TimeAmount.nanoseconds(Self.nanoseconds(configuration.readTimeout))
+        let maxRequestBytes = configuration.maxRequestBytes
         let server = HTTPServerBuilder.http1(
             configuration: HTTP1Channel.Configuration(
-                additionalChannelHandlers: [ReadTimeoutHandler(timeout: readTimeout)],
+                additionalChannelHandlers: [
+                    ReadTimeoutHandler(timeout: readTimeout),
+                    ExpectContinueHandler(maxRequestBytes: maxRequestBytes),
+                ],
                 idleTimeout: .nanoseconds(Self.nanoseconds(configuration.idleTimeout)),
                 httpDecoderConfiguration: .init(
                     maxHeaderFieldSize: configuration.maxHeaderBytes,
