@@ -112,6 +112,25 @@ struct GroupCommitterTests {
         sink.isStalled = false
     }
 
+    @Test("a write that does not finish in time is cancelled and retried, then the request gets unavailable")
+    func writeTimeout() async throws {
+        let sink = InMemorySink()
+        sink.isStalled = true
+        let outcome = try await withCommitter(
+            sink,
+            configuration: .init(
+                retry: RetryPolicy(maxAttempts: 2, initialBackoff: .milliseconds(10)),
+                writeTimeout: .milliseconds(100)
+            )
+        ) { committer in
+            await committer.commit(events: Self.events(1, tag: 1), rejects: [], deadline: .now + .seconds(120))
+        }
+        #expect(outcome == .unavailable)
+        #expect(sink.writeAttempts == 2)
+        #expect(sink.eventCount == 0)
+        sink.isStalled = false
+    }
+
     @Test("over capacity: 429 at once for the request that does not fit")
     func full() async throws {
         let sink = InMemorySink()

@@ -21,6 +21,9 @@ package final class GroupCommitter: Service, Sendable {
         package var maxRoundEvents: Int
         /// Retries of a failed round (while a request still waits for it).
         package var retry: RetryPolicy
+        /// A round's write and flush that take longer are cancelled (and retried while someone
+        /// waits): a store that stopped answering does not hold a writer forever.
+        package var writeTimeout: Duration
 
         package init(
             maxPendingEvents: Int = 50_000,
@@ -29,8 +32,10 @@ package final class GroupCommitter: Service, Sendable {
                 maxAttempts: 4,
                 initialBackoff: .milliseconds(100),
                 maxBackoff: .seconds(1)
-            )
+            ),
+            writeTimeout: Duration = .seconds(30)
         ) {
+            self.writeTimeout = writeTimeout
             self.maxPendingEvents = maxPendingEvents
             self.maxRoundEvents = maxRoundEvents
             self.retry = retry
@@ -190,7 +195,9 @@ package final class GroupCommitter: Service, Sendable {
         while true {
             let started = ContinuousClock.now
             do {
-                try await writeOnce(events, rejected)
+                try await withTimeout(configuration.writeTimeout) {
+                    try await self.writeOnce(events, rejected)
+                }
                 metrics.sinkLatency.recordNanoseconds(Self.nanoseconds(ContinuousClock.now - started))
                 succeeded = true
                 break
@@ -219,6 +226,29 @@ package final class GroupCommitter: Service, Sendable {
         }
         resume(answers)
         wake.yield()
+    }
+
+    /// Runs `body`, cancelling it after `timeout` (it then throws ``WriteTimeout``).
+    private func withTimeout(_ timeout: Duration, _ body: @escaping @Sendable () async throws -> Void) async throws {
+        try await withThrowingTaskGroup(of: Bool.self) { group in
+            group.addTask {
+                try await body()
+                return true
+            }
+            group.addTask {
+                try await Task.sleep(for: timeout)
+                return false
+            }
+            let finished = try await group.next() ?? false
+            group.cancelAll()
+            if !finished { throw WriteTimeout(timeout: timeout) }
+        }
+    }
+
+    /// A round's write did not finish in time; it was cancelled.
+    struct WriteTimeout: Error, CustomStringConvertible {
+        var timeout: Duration
+        var description: String { "the sink did not finish the write within \(timeout)" }
     }
 
     private func writeOnce(_ events: [EventEnvelope], _ rejected: [RejectedEvent]) async throws {
