@@ -45,16 +45,24 @@ package final class Collector: Sendable {
     /// The routes, for the server and for router tests.
     package func makeRouter() -> Router<BasicRequestContext> {
         let router = Router(context: BasicRequestContext.self)
+        let posts: [(String, PayloadKind)] =
+            [
+                ("/v1/events", .tally),
+                ("/v1/batch", .segmentBatch), ("/v1/b", .segmentBatch), ("/b", .segmentBatch),
+                ("/batch", .sharedBatch),
+                ("/capture", .posthog), ("/e", .posthog), ("/i/v0/e", .posthog),
+            ] + ["track", "screen", "page", "identify", "group", "alias"].map { ("/v1/\($0)", .segmentCall($0)) }
+        var methods = Dictionary(uniqueKeysWithValues: posts.map { ($0.0, "POST") })
+        for path in ["/healthz", "/readyz", "/metrics"] { methods[path] = "GET" }
         router.add(
-            middleware: CollectorMiddleware(metrics: metrics, retryAfterSeconds: configuration.retryAfterSeconds)
+            middleware: CollectorMiddleware(
+                metrics: metrics,
+                retryAfterSeconds: configuration.retryAfterSeconds,
+                methodsByPath: methods
+            )
         )
         let routes = CollectorRoutes(collector: self)
-        for (path, kind) in [
-            ("/v1/events", PayloadKind.tally),
-            ("/v1/batch", .segmentBatch), ("/v1/b", .segmentBatch), ("/b", .segmentBatch),
-            ("/batch", .sharedBatch),
-            ("/capture", .posthog), ("/e", .posthog), ("/i/v0/e", .posthog),
-        ] + ["track", "screen", "page", "identify", "group", "alias"].map({ ("/v1/\($0)", .segmentCall($0)) }) {
+        for (path, kind) in posts {
             router.post(RouterPath(path)) { request, context in try await routes.ingest(request, context, kind) }
         }
         router.get("/v1/projects/{writeKey}/settings") { request, context in

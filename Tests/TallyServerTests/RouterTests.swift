@@ -321,10 +321,12 @@ struct RouterTests {
         #expect(fixture.sink.eventCount == 0)
     }
 
-    @Test("404 for an unknown route, the settings route, health, readiness and metrics without keys")
+    @Test(
+        "404 for an unknown route, 405 for a wrong method, the settings route, health, readiness and metrics without keys"
+    )
     func otherRoutes() async throws {
         let fixture = Fixture()
-        let (notFound, settings, health, ready, metrics) = try await fixture.test { client in
+        let (notFound, wrongMethod, settings, health, ready, metrics) = try await fixture.test { client in
             _ = try await client.execute(
                 uri: "/v1/events",
                 method: .post,
@@ -333,6 +335,7 @@ struct RouterTests {
             )
             return (
                 try await client.execute(uri: "/v1/nothing", method: .post),
+                try await client.execute(uri: "/v1/events/", method: .get),
                 try await client.execute(uri: "/v1/projects/\(Self.key)/settings", method: .get),
                 try await client.execute(uri: "/healthz", method: .get),
                 try await client.execute(uri: "/readyz/", method: .get),
@@ -340,6 +343,8 @@ struct RouterTests {
             )
         }
         #expect(notFound.status == .notFound)
+        #expect(wrongMethod.status == .methodNotAllowed)
+        #expect(wrongMethod.headers[.allow] == "POST")
         #expect(notFound.headers[.requestID] != nil)
         #expect(settings.status == .ok)
         let integrations = try Self.json(settings)["integrations"] as? [String: Any]
