@@ -131,6 +131,46 @@ struct GroupCommitterTests {
         sink.isStalled = false
     }
 
+    @Test("cancelled with requests waiting (past the shutdown limit): every request is answered")
+    func cancelled() async throws {
+        let sink = InMemorySink()
+        sink.isStalled = true
+        let committer = GroupCommitter(
+            sink: sink,
+            rejects: InMemoryRejectSink(),
+            // One request per round: the first is written (and stalls), the second waits.
+            configuration: .init(maxRoundEvents: 1),
+            metrics: CollectorMetrics(),
+            logger: Logger(label: "test")
+        )
+        // commit() does not end when its task is cancelled: only an answer ends it.
+        let outcomes = await withTaskGroup(of: CommitOutcome?.self) { group in
+            group.addTask {
+                try? await committer.run()
+                return nil
+            }
+            for tag in 0..<2 {
+                group.addTask {
+                    await committer.commit(
+                        events: Self.events(1, tag: tag),
+                        rejects: [],
+                        deadline: .now + .seconds(600)
+                    )
+                }
+            }
+            try? await Task.sleep(for: .milliseconds(200))
+            group.cancelAll()
+            var outcomes: [CommitOutcome] = []
+            for await outcome in group { if let outcome { outcomes.append(outcome) } }
+            return outcomes
+        }
+        #expect(outcomes.sorted { "\($0)" < "\($1)" } == [.shuttingDown, .unavailable])
+        #expect(
+            await committer.commit(events: Self.events(1, tag: 9), rejects: [], deadline: .now + .seconds(1))
+                == .shuttingDown
+        )
+    }
+
     @Test("over capacity: 429 at once for the request that does not fit")
     func full() async throws {
         let sink = InMemorySink()

@@ -141,6 +141,14 @@ package final class GroupCommitter: Service, Sendable {
                 }
                 group.cancelAll()
             }
+            // Cancelled before the queue drained (past the graceful-shutdown limit): requests still
+            // waiting are answered, never left hanging; rounds in flight answered themselves.
+            let stranded = state.withLock { state in
+                state.machine.beginShutdown()
+                defer { state.payloads.removeAll() }
+                return state.payloads.values.map(\.continuation)
+            }
+            for continuation in stranded { continuation.resume(returning: .shuttingDown) }
         } onGracefulShutdown: {
             self.state.withLock { $0.machine.beginShutdown() }
             self.wake.yield()
