@@ -80,20 +80,22 @@ package final class Collector: Sendable {
     {
         let readTimeout = TimeAmount.nanoseconds(Self.nanoseconds(configuration.readTimeout))
         let maxRequestBytes = configuration.maxRequestBytes
-        let server = HTTPServerBuilder.http1(
-            configuration: HTTP1Channel.Configuration(
-                additionalChannelHandlers: [
-                    ReadTimeoutHandler(timeout: readTimeout),
-                    ExpectContinueHandler(maxRequestBytes: maxRequestBytes),
-                ],
-                idleTimeout: .nanoseconds(Self.nanoseconds(configuration.idleTimeout)),
-                httpDecoderConfiguration: .init(
-                    maxHeaderFieldSize: configuration.maxHeaderBytes,
-                    maxHeaderListSize: configuration.maxHeaderBytes,
-                    maxHeaderFieldCount: configuration.maxHeaderCount
-                )
+        let http1 = HTTP1Channel.Configuration(
+            idleTimeout: .nanoseconds(Self.nanoseconds(configuration.idleTimeout)),
+            httpDecoderConfiguration: .init(
+                maxHeaderFieldSize: configuration.maxHeaderBytes,
+                maxHeaderListSize: configuration.maxHeaderBytes,
+                maxHeaderFieldCount: configuration.maxHeaderCount
             )
         )
+        let server = HTTPServerBuilder { responder in
+            CollectorHTTP1Channel(
+                responder: responder,
+                configuration: http1,
+                readTimeout: readTimeout,
+                maxRequestBytes: maxRequestBytes
+            )
+        }
         return Application(
             router: makeRouter(),
             server: server,

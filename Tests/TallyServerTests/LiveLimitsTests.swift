@@ -11,7 +11,7 @@ struct LiveLimitsTests {
             "tally",
             arguments: [
                 "serve", "--port", "0", "--allow-anonymous", "--data-dir", work + "/data", "--read-timeout", "1",
-                "--idle-timeout", "2", "--max-header-count", "20",
+                "--idle-timeout", "6", "--max-header-count", "20",
             ]
         )
         let line = try #require(child.standardErrorLine(containing: "listening on"))
@@ -43,6 +43,26 @@ struct LiveLimitsTests {
         #expect(curl.stdout == "200")
         #expect(ContinuousClock.now - started < .seconds(20), "the 100 came from the server, not curl's timeout")
 
+        // A head that stops arriving: closed by the read timeout (1 s), which runs from the
+        // request's first byte, well before the idle timeout (6 s).
+        let head = try Self.python(
+            """
+            import socket, sys, time
+            s = socket.create_connection(("127.0.0.1", int(sys.argv[1])))
+            s.sendall(b"POST /v1/ev")
+            t = time.time()
+            s.settimeout(30)
+            try:
+                while s.recv(4096): pass
+            except Exception as e:
+                print("error", e); sys.exit()
+            print("closed", round(time.time() - t))
+            """,
+            port: port
+        )
+        #expect(head.hasPrefix("closed"), "\(head)")
+        #expect((Int(head.split(separator: " ").last ?? "") ?? 99) < 5, "\(head)")
+
         // A body that stops arriving: the connection is closed by the read timeout (1 s).
         let trickled = try Self.python(
             """
@@ -60,7 +80,7 @@ struct LiveLimitsTests {
             port: port
         )
         #expect(trickled.hasPrefix("closed"), "\(trickled)")
-        #expect((Int(trickled.split(separator: " ").last ?? "") ?? 99) < 15)
+        #expect((Int(trickled.split(separator: " ").last ?? "") ?? 99) < 5, "\(trickled)")
 
         // A connection that sends nothing is closed by the idle timeout (2 s).
         let idle = try Self.python(
@@ -78,6 +98,10 @@ struct LiveLimitsTests {
             port: port
         )
         #expect(idle.hasPrefix("closed"), "\(idle)")
+        #expect(
+            (Int(idle.split(separator: " ").last ?? "") ?? 0) >= 5,
+            "the idle timeout, not the read timeout: \(idle)"
+        )
 
         // More header fields than --max-header-count: 400 and closed.
         let headers = try Self.python(

@@ -77,7 +77,10 @@ struct ServeCommand: AsyncParsableCommand {
     @Option(name: .long, help: "Close connections idle this many seconds.")
     var idleTimeout = 30.0
 
-    @Option(name: .long, help: "Close connections whose request has not arrived this many seconds after it began.")
+    @Option(
+        name: .long,
+        help: "Close connections whose request has not arrived whole this many seconds after its first byte."
+    )
     var readTimeout = 30.0
 
     @Option(name: .long, help: "Answer 503 when events are not durable this many seconds after the request arrived.")
