@@ -1,0 +1,120 @@
+package import Hummingbird
+import HummingbirdCore
+package import Logging
+import NIOCore
+import ServiceLifecycle
+import TallyCore
+package import TallyPipeline
+
+/// `tally serve`: the HTTP collector. Builds the routes over a ``GroupCommitter`` and the
+/// Hummingbird application that runs both (one `ServiceGroup`: committer first, so that on
+/// shutdown the server stops and answers what is in flight before the committer writes the rest
+/// and closes the sinks).
+package final class Collector: Sendable {
+    package let configuration: CollectorConfiguration
+    package let committer: GroupCommitter
+    package let metrics: CollectorMetrics
+    let keys: WriteKeyTable
+    let logger: Logger
+
+    /// A collector writing events to `sink` and rejected events to `rejects`.
+    package init(
+        configuration: CollectorConfiguration,
+        keys: WriteKeyTable,
+        sink: any EventSink,
+        rejects: any RejectSink,
+        logger: Logger
+    ) {
+        self.configuration = configuration
+        self.keys = keys
+        self.logger = logger
+        let metrics = CollectorMetrics()
+        self.metrics = metrics
+        committer = GroupCommitter(
+            sink: sink,
+            rejects: rejects,
+            configuration: .init(
+                maxPendingEvents: configuration.maxPendingEvents,
+                maxRoundEvents: configuration.maxRoundEvents
+            ),
+            metrics: metrics,
+            logger: logger
+        )
+    }
+
+    /// The routes, for the server and for router tests.
+    package func makeRouter() -> Router<BasicRequestContext> {
+        let router = Router(context: BasicRequestContext.self)
+        let posts: [(String, PayloadKind)] =
+            [
+                ("/v1/events", .tally),
+                ("/v1/batch", .segmentBatch), ("/v1/b", .segmentBatch), ("/b", .segmentBatch),
+                ("/batch", .sharedBatch),
+                ("/capture", .posthog), ("/e", .posthog), ("/i/v0/e", .posthog),
+            ] + ["track", "screen", "page", "identify", "group", "alias"].map { ("/v1/\($0)", .segmentCall($0)) }
+        var methods = Dictionary(uniqueKeysWithValues: posts.map { ($0.0, "POST") })
+        for path in ["/healthz", "/readyz", "/metrics"] { methods[path] = "GET" }
+        router.add(
+            middleware: CollectorMiddleware(
+                metrics: metrics,
+                retryAfterSeconds: configuration.retryAfterSeconds,
+                methodsByPath: methods
+            )
+        )
+        let routes = CollectorRoutes(collector: self)
+        for (path, kind) in posts {
+            router.post(RouterPath(path)) { request, context in try await routes.ingest(request, context, kind) }
+        }
+        router.get("/v1/projects/{writeKey}/settings") { request, context in
+            try routes.settings(request, context)
+        }
+        router.get("/healthz") { _, _ in routes.text(#"{"status":"ok"}"#) }
+        router.get("/readyz") { _, _ in await routes.readiness() }
+        router.get("/metrics") { _, _ in routes.metricsText() }
+        return router
+    }
+
+    /// The HTTP server as a service; `onListening` gets the bound port once it listens.
+    package func makeApplication(onListening: @escaping @Sendable (Int) async -> Void = { _ in })
+        -> some ApplicationProtocol
+    {
+        let readTimeout = TimeAmount.nanoseconds(Self.nanoseconds(configuration.readTimeout))
+        let maxRequestBytes = configuration.maxRequestBytes
+        let http1 = HTTP1Channel.Configuration(
+            idleTimeout: .nanoseconds(Self.nanoseconds(configuration.idleTimeout)),
+            httpDecoderConfiguration: .init(
+                maxHeaderFieldSize: configuration.maxHeaderBytes,
+                maxHeaderListSize: configuration.maxHeaderBytes,
+                maxHeaderFieldCount: configuration.maxHeaderCount
+            )
+        )
+        let server = HTTPServerBuilder { responder in
+            CollectorHTTP1Channel(
+                responder: responder,
+                configuration: http1,
+                readTimeout: readTimeout,
+                maxRequestBytes: maxRequestBytes
+            )
+        }
+        return Application(
+            router: makeRouter(),
+            server: server,
+            configuration: ApplicationConfiguration(
+                address: .hostname(configuration.host, port: configuration.port),
+                serverName: nil,
+                availableConnectionsDelegate: MaximumAvailableConnections(configuration.maxConnections, logger: logger)
+            ),
+            // The committer runs inside the application's service group, before the server: on
+            // shutdown the server stops accepting and answers what is in flight first, then the
+            // committer writes what is pending and closes the sinks.
+            services: [committer],
+            onServerRunning: { channel in await onListening(channel.localAddress?.port ?? 0) },
+            logger: logger
+        )
+    }
+
+    static func nanoseconds(_ duration: Duration) -> Int64 {
+        let (seconds, attoseconds) = duration.components
+        return seconds * 1_000_000_000 + attoseconds / 1_000_000_000
+    }
+}

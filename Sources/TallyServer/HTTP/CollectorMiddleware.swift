@@ -1,0 +1,93 @@
+import HTTPTypes
+import Hummingbird
+import Logging
+import TallyCore
+
+/// Around every route (matched or not): turns errors into the collector's JSON replies, stamps
+/// `X-Request-Id`, and counts the request by route pattern (never its path, which may hold a
+/// write key) and status.
+struct CollectorMiddleware<Context: RequestContext>: RouterMiddleware {
+    let metrics: CollectorMetrics
+    let retryAfterSeconds: Int
+    /// The method of each fixed route (trailing slash left out): a route asked with another
+    /// method is answered 405 with `Allow`, not 404.
+    let methodsByPath: [String: String]
+
+    func handle(_ request: Request, context: Context, next: (Request, Context) async throws -> Response)
+        async throws -> Response
+    {
+        let started = ContinuousClock.now
+        var response: Response
+        do {
+            response = try await next(request, context)
+        } catch let error as CollectorError {
+            response = Self.reply(error, retryAfter: retryAfterSeconds)
+        } catch let error as HTTPError where error.status == .notFound && allowedMethod(request) != nil {
+            response = Self.reply(
+                CollectorError(.methodNotAllowed, .methodNotAllowed, "this route takes \(allowedMethod(request)!)"),
+                retryAfter: retryAfterSeconds
+            )
+            response.headers[.allow] = allowedMethod(request)
+        } catch let error as HTTPError {
+            let code: CollectorError.Code =
+                switch error.status {
+                case .notFound: .notFound
+                case .methodNotAllowed: .methodNotAllowed
+                default: .invalidBody
+                }
+            response = Self.reply(
+                CollectorError(error.status, code, error.body ?? error.status.reasonPhrase),
+                retryAfter: retryAfterSeconds
+            )
+        } catch {
+            context.logger.error("request failed", metadata: ["tally.error": "\(type(of: error))"])
+            response = Self.reply(
+                CollectorError(.internalServerError, .unavailable, "internal error"),
+                retryAfter: retryAfterSeconds
+            )
+        }
+        response.headers[.requestID] = context.id
+        let elapsed = ContinuousClock.now - started
+        let (seconds, attoseconds) = elapsed.components
+        metrics.request(
+            route: context.endpointPath ?? "unmatched",
+            method: Self.methodLabel(request.method),
+            status: Int(response.status.code),
+            nanoseconds: seconds * 1_000_000_000 + attoseconds / 1_000_000_000
+        )
+        return response
+    }
+
+    /// The standard methods by name, anything else as `other`: a label's values stay few
+    /// whatever clients send.
+    static func methodLabel(_ method: HTTPRequest.Method) -> String {
+        switch method {
+        case .get, .post, .put, .delete, .patch, .head, .options: method.rawValue
+        default: "other"
+        }
+    }
+
+    private func allowedMethod(_ request: Request) -> String? {
+        var path = Substring(request.uri.path)
+        while path.count > 1, path.hasSuffix("/") { path = path.dropLast() }
+        return methodsByPath[String(path)]
+    }
+
+    /// The JSON reply of `error`, with `Retry-After` on 429 and 503.
+    static func reply(_ error: CollectorError, retryAfter: Int) -> Response {
+        var headers: HTTPFields = [.contentType: "application/json"]
+        if error.status == .tooManyRequests || error.status == .serviceUnavailable {
+            headers[.retryAfter] = String(retryAfter)
+        }
+        return Response(
+            status: error.status,
+            headers: headers,
+            body: ResponseBody(byteBuffer: ByteBuffer(bytes: error.json))
+        )
+    }
+}
+
+extension HTTPField.Name {
+    /// `X-Request-Id`.
+    static let requestID = HTTPField.Name("X-Request-Id")!
+}
