@@ -1,0 +1,87 @@
+"""Fault tests against a real collector process and a real PostgreSQL, under load from clients that
+resend whatever was not acknowledged: kill -9 of the collector at 10 random moments, and a
+PostgreSQL restart. Every acknowledged event is stored (checked right after each fault, before
+anything could repair it), nothing twice, and the counts equal the clients' own record."""
+import os
+import random
+import subprocess
+import time
+
+import pytest
+
+from conftest import REPOSITORY, count, query, stored_ids
+from resender import ResendingClients
+
+SEED = int(os.environ.get("TALLY_FAULT_SEED", time.time_ns() % 1_000_000))
+
+
+def restart(collector) -> None:
+    """The collector again, on its port (clients keep their URL); on a fresh port if that is taken."""
+    try:
+        collector.start()
+    except AssertionError:
+        collector.port = 0
+        collector.start()
+
+
+def check_exact(database: str, clients: ResendingClients) -> None:
+    stored = stored_ids(database)
+    assert len(stored) == len(set(stored)), "an event was stored twice"
+    assert count(database, "SELECT count(DISTINCT event_id) FROM tally.events") == len(stored)
+    assert set(stored) == clients.generated, (
+        f"stored {len(stored)}, clients generated {len(clients.generated)}: "
+        f"{len(clients.generated - set(stored))} missing, {len(set(stored) - clients.generated)} unknown")
+    assert clients.acknowledged == clients.generated
+    assert clients.failures == []
+
+
+def test_kill_9_at_ten_random_moments_under_load(collector, database):
+    random_moments = random.Random(SEED)
+    print(f"TALLY_FAULT_SEED={SEED}")
+    clients = ResendingClients(lambda: collector.url, collector.key, threads=4).start()
+    kills_mid_flight = 0
+    for kill in range(10):
+        time.sleep(random_moments.uniform(0.3, 1.5))
+        before = sum(clients.statuses.values())
+        collector.kill()
+        acknowledged = clients.snapshot()
+        missing = acknowledged - set(stored_ids(database))
+        assert not missing, f"kill {kill + 1}: {len(missing)} acknowledged events are not stored"
+        kills_mid_flight += before > 0
+        restart(collector)
+    time.sleep(1)
+    clients.finish()
+    assert collector.terminate() == 0
+    print(f"statuses: {clients.statuses}; {len(clients.generated)} events")
+    # The kills landed under load: some requests failed, and they were resent.
+    assert sum(n for status, n in clients.statuses.items() if status != 200) > 0
+    assert len(clients.generated) >= 10 * 100
+    check_exact(database, clients)
+
+
+def postgres_restart() -> None:
+    if not os.environ.get("TALLY_PG_ROOT"):
+        pytest.fail("TALLY_PG_ROOT is not set: run through scripts/test.sh (its throwaway cluster is restarted)")
+    subprocess.run(["bash", "-c", "source scripts/lib/common.sh; source scripts/lib/postgres.sh; "
+                                  "tally_pg_restart immediate"], cwd=REPOSITORY, check=True, timeout=120)
+
+
+def test_postgres_restart_under_load(start_collector, database, admin_url):
+    # Committed means on disk even across an immediate (crash) shutdown: the throwaway cluster runs
+    # with synchronous_commit=off, which would lose the last commits of any writer, tally or not.
+    with __import__("psycopg").connect(admin_url, autocommit=True) as admin:
+        admin.execute(f"ALTER DATABASE {database.rsplit('/', 1)[1]} SET synchronous_commit = on")
+    collector = start_collector()
+    clients = ResendingClients(lambda: collector.url, collector.key, threads=4).start()
+    time.sleep(1.5)
+    postgres_restart()
+    acknowledged = clients.snapshot()
+    missing = acknowledged - set(stored_ids(database))
+    assert not missing, f"{len(missing)} events acknowledged around the restart are not stored"
+    time.sleep(3)  # the collector reconnects and the clients' re-sends go through
+    clients.finish()
+    print(f"statuses: {clients.statuses}; {len(clients.generated)} events")
+    assert collector.alive(), collector.log()
+    assert collector.terminate() == 0
+    check_exact(database, clients)
+    assert query(database, "SELECT count(*) FROM tally.events")[0][0] == len(clients.generated)
