@@ -123,9 +123,9 @@ async def events(request: Request) -> JSONResponse:
         try:
             inflated = inflate(body)
         except zlib.error as failure:
-            return error(400, "bad_compression", str(failure))
+            return error(400, "invalid_encoding", str(failure))
         if inflated is None:
-            return error(413, "inflated_too_large", f"body inflates past {MAX_INFLATED_BYTES} bytes")
+            return error(413, "decompressed_too_large", f"body inflates past {MAX_INFLATED_BYTES} bytes")
         body = inflated
     elif encoding not in ("", "identity"):
         return error(415, "unsupported_encoding", f"Content-Encoding {encoding}")
@@ -172,7 +172,7 @@ async def events(request: Request) -> JSONResponse:
                 # The pool's context manager commits here; the reply goes out only after it.
             partitions.update(months)
         except (psycopg.Error, OSError) as failure:
-            return error(503, "sink_unavailable", type(failure).__name__, {"Retry-After": "1"})
+            return error(503, "unavailable", type(failure).__name__, {"Retry-After": "1"})
     # Rejected events are answered, not stored: the baseline keeps no dead letters (tally does).
     return JSONResponse({"accepted": len(rows), "duplicates": len(rows) - stored, "rejected": rejected})
 
