@@ -2,6 +2,7 @@
 from PyPI pointed at it by their host setting, and curl sending gzip NDJSON. Every event lands in
 PostgreSQL exactly once (by id and by name, against the clients' own record), identities too."""
 import collections
+import datetime
 import gzip
 import json
 import subprocess
@@ -61,7 +62,7 @@ def test_segment_python_library_resend_stores_nothing_twice(collector, database)
         client = SegmentClient(write_key=collector.key, host=collector.url, on_error=on_error, upload_size=15)
         for index, message_id in enumerate(message_ids):
             client.track(user_id="user-1", event="Signed Up", properties={"index": index}, message_id=message_id,
-                         timestamp=__import__("datetime").datetime(2026, 11, 20, 9, 0, index % 60))
+                         timestamp=datetime.datetime(2026, 11, 20, 9, 0, index % 60))
         client.flush()
         client.join()
         assert errors == []

@@ -7,6 +7,7 @@ import random
 import subprocess
 import time
 
+import psycopg
 import pytest
 
 from conftest import REPOSITORY, count, query, stored_ids
@@ -69,7 +70,7 @@ def postgres_restart() -> None:
 def test_postgres_restart_under_load(start_collector, database, admin_url):
     # Committed means on disk even across an immediate (crash) shutdown: the throwaway cluster runs
     # with synchronous_commit=off, which would lose the last commits of any writer, tally or not.
-    with __import__("psycopg").connect(admin_url, autocommit=True) as admin:
+    with psycopg.connect(admin_url, autocommit=True) as admin:
         admin.execute(f"ALTER DATABASE {database.rsplit('/', 1)[1]} SET synchronous_commit = on")
     collector = start_collector()
     clients = ResendingClients(lambda: collector.url, collector.key, threads=4).start()
