@@ -293,12 +293,18 @@ def fuzz_one(host: str, port: int, data: bytes, complete: bool) -> str:
             sock.sendall(data)
             if not complete:
                 sock.shutdown(socket.SHUT_WR)
+            received = b""
             answer = b""
-            while b"\r\n" not in answer:
+            while not answer:
                 chunk = sock.recv(4096)
                 if not chunk:
                     break
-                answer += chunk
+                received += chunk
+                # The first final status line: an interim 100 Continue (Expect was fuzzed) is skipped.
+                for line in received.split(b"\r\n")[:-1]:
+                    if line.startswith(b"HTTP/1.") and not line[9:10] == b"1":
+                        answer = line
+                        break
         except socket.timeout:
             return "no answer in 10 s"
         except (ConnectionResetError, BrokenPipeError):
