@@ -118,7 +118,8 @@ for round in $(seq "$rounds"); do
     reset
     start=$(date +%s.%N)
     ingest_kib=$("$TALLY_PYTHON" -c 'import resource, subprocess, sys
-subprocess.run(sys.argv[1:], check=True, stdout=subprocess.DEVNULL)
+run = subprocess.run(sys.argv[1:], stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True)
+if run.returncode: sys.exit(run.stderr)
 print(resource.getrusage(resource.RUSAGE_CHILDREN).ru_maxrss)' \
         "$tally" ingest "$work/events.ndjson" --sink postgres --database-url "$url" --quiet --data-dir "$work/ingest-data")
     end=$(date +%s.%N)
@@ -143,14 +144,20 @@ print(resource.getrusage(resource.RUSAGE_CHILDREN).ru_maxrss)' \
 done
 s=$(median "${serve_runs[@]}"); i=$(median "${ingest_runs[@]}"); b=$(median "${baseline_runs[@]}")
 
-# 80 % of the median serve rate, paced per connection: a connection that waits D ms after each answer
-# of latency L sends 1000 / (D + L) requests a second. D is set from the latency of a first paced run.
+# 80 % of the median serve rate, paced per connection: a connection that waits P ms after each
+# answer that took L ms sends 1000 / (P + L) requests a second, so C = connections × 100 events ×
+# 1000 ms over P + L is the rate. L falls as the load does, so P is found by two calibration runs,
+# each taking L from the rate the previous one reached: L = C / rate − P, then P = C / target − L.
 target=$(awk -v s="$s" 'BEGIN { printf "%.0f", 0.8 * s }')
-per_connection_ms=$(awk -v t="$target" -v c="$connections" 'BEGIN { printf "%.3f", c * 100 * 1000 / t }')
+c=$((connections * 100 * 1000))
+pause=$(awk -v c="$c" -v t="$target" 'BEGIN { printf "%.0f", c / t }')
 reset
 start_collector serve
-load "$per_connection_ms"
-pause=$(awk -v d="$per_connection_ms" -v l="$p50" 'BEGIN { p = d - l; if (p < 0) p = 0; printf "%.0f", p }')
+for calibration in 1 2; do
+    load "$pause"
+    pause=$(awk -v c="$c" -v t="$target" -v r="$rate" -v p="$pause" 'BEGIN { l = c / r - p; p = c / t - l; if (p < 0) p = 0; printf "%.0f", p }')
+    reset
+done
 paced_rates=(); paced_p50=(); paced_p99=(); paced_failed=0
 for round in $(seq "$rounds"); do
     reset
@@ -163,10 +170,10 @@ stop_collector
 echo "Collectors into PostgreSQL, the same $events generated events (tally generate); gzip NDJSON bodies of"
 echo "100 events, wrk -t$threads -c$connections -d${seconds}s (Debian's wrk, Benchmarks/collector-load/post-bodies.lua);"
 echo "medians of $rounds rounds, ratios the median of the per-round ratios; events/s count 2xx answers only"
-printf '  tally ingest --sink postgres (NDJSON file)    %8.0f events/s   peak RSS %4d MiB\n' "$i" "$(median "${ingest_rss[@]}")"
-printf '  tally serve --sink postgres (wrk)             %8.0f events/s   peak RSS %4d MiB   %d failed requests\n' \
+printf '  tally ingest --sink postgres (NDJSON file)    %8.0f events/s   peak RSS %4.0f MiB\n' "$i" "$(median "${ingest_rss[@]}")"
+printf '  tally serve --sink postgres (wrk)             %8.0f events/s   peak RSS %4.0f MiB   %d failed requests\n' \
     "$s" "$(median "${serve_rss[@]}")" "$serve_failed"
-printf '  FastAPI + uvicorn (2 workers) + psycopg       %8.0f events/s   peak RSS %4d MiB   %d failed requests\n' \
+printf '  FastAPI + uvicorn (2 workers) + psycopg       %8.0f events/s   peak RSS %4.0f MiB   %d failed requests\n' \
     "$b" "$(median "${baseline_rss[@]}")" "$baseline_failed"
 printf '  serve / ingest    %.2f×  (target ≥ 0.6×)\n' "$(median "${serve_ratio[@]}")"
 printf '  serve / baseline  %.2f×  (target ≥ 4×)\n' "$(median "${baseline_ratio[@]}")"
