@@ -27,6 +27,13 @@ let package = Package(
         .package(url: "https://github.com/apple/swift-async-algorithms", from: "1.0.0"),
         .package(url: "https://github.com/swift-server/swift-service-lifecycle", from: "2.6.0"),
         .package(url: "https://github.com/apple/swift-argument-parser", from: "1.5.0"),
+        .package(url: "https://github.com/hummingbird-project/hummingbird", from: "2.28.1"),
+        .package(url: "https://github.com/apple/swift-metrics", from: "2.9.0"),
+        .package(url: "https://github.com/swift-server/swift-prometheus", from: "2.0.0"),
+        .package(url: "https://github.com/apple/swift-crypto", from: "3.0.0"),
+        .package(url: "https://github.com/apple/swift-nio", from: "2.101.0"),
+        .package(url: "https://github.com/apple/swift-nio-extras", from: "1.34.1"),
+        .package(url: "https://github.com/apple/swift-http-types", from: "1.8.0"),
     ],
     targets: [
         // The API feature modules import: no dependencies at all.
@@ -109,6 +116,32 @@ let package = Package(
             swiftSettings: strict
         ),
 
+        // zlib (Debian's zlib1g-dev), and the small streaming inflater over it: the collector's request
+        // bodies now, the app-side uploader's gzip later; it depends on nothing heavy.
+        .systemLibrary(name: "CZlib", pkgConfig: "zlib", providers: [.apt(["zlib1g-dev"])]),
+        .target(name: "TallyCompression", dependencies: ["CZlib"], swiftSettings: strict),
+
+        // `tally serve`: the HTTP collector (Hummingbird 2), its keys, limits and group commit.
+        .target(
+            name: "TallyServer",
+            dependencies: [
+                "TallyCore", "TallyFormats", "TallySchema", "TallyPipeline", "TallyCompression", "TallyFileStore",
+                "TallyPostgres",
+                .product(name: "Hummingbird", package: "hummingbird"),
+                .product(name: "HummingbirdCore", package: "hummingbird"),
+                .product(name: "NIOCore", package: "swift-nio"),
+                .product(name: "NIOHTTPTypes", package: "swift-nio-extras"),
+                .product(name: "HTTPTypes", package: "swift-http-types"),
+                .product(name: "Logging", package: "swift-log"),
+                .product(name: "CoreMetrics", package: "swift-metrics"),
+                .product(name: "Prometheus", package: "swift-prometheus"),
+                .product(name: "Crypto", package: "swift-crypto"),
+                .product(name: "DequeModule", package: "swift-collections"),
+                .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
+            ],
+            swiftSettings: strict
+        ),
+
         // glibc's mallopt, for the CLI's malloc arena limit.
         .systemLibrary(name: "CMalloc"),
 
@@ -123,6 +156,7 @@ let package = Package(
                 "TallyIngest",
                 "TallyReports",
                 "TallyPostgres",
+                "TallyServer",
                 .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
                 "TallyPipeline",
                 "TallyFileStore",
@@ -217,6 +251,16 @@ let package = Package(
         .testTarget(
             name: "FaultTests",
             dependencies: ["TallyPostgres", "TallyCore", "TallyFileStore", "TallyTestSupport"],
+            swiftSettings: strict
+        ),
+        .testTarget(
+            name: "TallyServerTests",
+            dependencies: [
+                "TallyServer", "TallyCompression", "TallyCore", "TallyPipeline", "TallyFileStore", "TallySchema",
+                "TallyTestSupport", "TallyPipelineTesting", "TallyPostgres",
+                .product(name: "Hummingbird", package: "hummingbird"),
+                .product(name: "HummingbirdTesting", package: "hummingbird"),
+            ],
             swiftSettings: strict
         ),
         .testTarget(

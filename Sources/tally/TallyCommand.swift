@@ -23,7 +23,7 @@ struct TallyCommand: AsyncParsableCommand {
         version: TallyVersion.current,
         subcommands: [
             IngestCommand.self, SummaryCommand.self, MigrateCommand.self, DoctorCommand.self, SchemaCommand.self,
-            GenerateCommand.self,
+            GenerateCommand.self, ServeCommand.self, KeysCommand.self,
         ]
     )
 

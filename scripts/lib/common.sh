@@ -34,6 +34,6 @@ tally_apt_install() {
 # What tally needs to build and test: libpq for the PostgreSQL store, a server for its tests.
 tally_install_system_packages() {
     if command -v dpkg-query >/dev/null 2>&1; then
-        tally_apt_install postgresql libpq-dev pkg-config
+        tally_apt_install postgresql libpq-dev pkg-config zlib1g-dev
     fi
 }

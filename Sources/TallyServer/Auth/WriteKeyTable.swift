@@ -1,0 +1,47 @@
+package import TallySchema
+
+/// The keys a collector accepts, each resolved to what its requests need: the source, the
+/// default feature and the validator of its tracking plan.
+package struct WriteKeyTable: Sendable {
+    /// Who sent a request.
+    package struct Sender: Sendable {
+        /// The source name (`anonymous` without a key).
+        package var source: String
+        /// The feature of events that name none and no plan claims.
+        package var feature: String?
+        /// The key's tracking plan, else the server's.
+        package var validator: EventValidator
+    }
+
+    private let byHash: [String: Sender]
+    /// Who sends requests without a key, when anonymous requests are allowed.
+    package let anonymous: Sender?
+
+    /// A table of `entries`; `validators` maps an entry's registry directory to its validator,
+    /// `fallback` validates the rest.
+    package init(
+        entries: [WriteKeysFile.Entry],
+        validators: [String: EventValidator],
+        fallback: EventValidator,
+        allowAnonymous: Bool
+    ) {
+        var byHash: [String: Sender] = [:]
+        for entry in entries {
+            byHash[entry.sha256.lowercased()] = Sender(
+                source: entry.source,
+                feature: entry.feature,
+                validator: entry.registry.flatMap { validators[$0] } ?? fallback
+            )
+        }
+        self.byHash = byHash
+        anonymous = allowAnonymous ? Sender(source: "anonymous", feature: nil, validator: fallback) : nil
+    }
+
+    /// The sender of `key`, or nil when the key is unknown.
+    package func sender(key: some Collection<UInt8>) -> Sender? {
+        byHash[WriteKeysFile.hash(bytes: key)]
+    }
+
+    /// How many keys.
+    package var count: Int { byHash.count }
+}

@@ -1,0 +1,89 @@
+import Crypto
+import Foundation
+import TallyCore
+
+/// The keys file: which write keys may send, as hashes only.
+///
+/// `{"keys":[{"sha256":"<hex>","source":"ios-app","feature":"episode","registry":"plans/"}]}`.
+/// A key itself is printed once when it is made (`tally keys add`) and never stored: the file
+/// holds its SHA-256, so reading the file gives nobody a key.
+public struct WriteKeysFile: Sendable, Hashable, Codable {
+    /// One key.
+    public struct Entry: Sendable, Hashable, Codable {
+        /// The key's SHA-256, lowercase hex.
+        public var sha256: String
+        /// The source its events come from (`ios-app`).
+        public var source: String
+        /// The feature of events that name none and no plan claims.
+        public var feature: String?
+        /// A registry directory whose plans this key's events are validated against (else the
+        /// server's `--registry`).
+        public var registry: String?
+
+        /// An entry.
+        public init(sha256: String, source: String, feature: String? = nil, registry: String? = nil) {
+            self.sha256 = sha256
+            self.source = source
+            self.feature = feature
+            self.registry = registry
+        }
+    }
+
+    /// The keys.
+    public var keys: [Entry]
+
+    /// A file with `keys`.
+    public init(keys: [Entry] = []) {
+        self.keys = keys
+    }
+
+    /// Reads the file at `path`.
+    public static func load(_ path: String) throws -> WriteKeysFile {
+        let data = try Data(contentsOf: URL(fileURLWithPath: path))
+        return try JSONDecoder().decode(WriteKeysFile.self, from: data)
+    }
+
+    /// Writes the file at `path` (created with mode 0600 when missing; replaced atomically).
+    public func save(_ path: String) throws {
+        let encoder = JSONEncoder()
+        encoder.outputFormatting = [.prettyPrinted, .sortedKeys, .withoutEscapingSlashes]
+        let data = try encoder.encode(self) + Data("\n".utf8)
+        let temporary = path + ".tmp-\(getpid())"
+        guard FileManager.default.createFile(atPath: temporary, contents: data, attributes: [.posixPermissions: 0o600])
+        else {
+            throw CocoaError(.fileWriteUnknown, userInfo: [NSFilePathErrorKey: temporary])
+        }
+        if rename(temporary, path) != 0 {
+            let code = errno
+            unlink(temporary)
+            throw POSIXError(POSIXErrorCode(rawValue: code) ?? .EIO)
+        }
+    }
+
+    /// A new random key: 32 bytes from the system's generator, as URL-safe base64 without padding.
+    public static func makeKey() -> String {
+        var generator = SystemRandomNumberGenerator()
+        let bytes = (0..<32).map { _ in UInt8.random(in: 0...255, using: &generator) }
+        return Data(bytes).base64EncodedString()
+            .replacingOccurrences(of: "+", with: "-")
+            .replacingOccurrences(of: "/", with: "_")
+            .replacingOccurrences(of: "=", with: "")
+    }
+
+    /// The SHA-256 of `key`'s UTF-8 bytes, lowercase hex.
+    public static func hash(_ key: some StringProtocol) -> String {
+        hash(bytes: Array(key.utf8))
+    }
+
+    static func hash(bytes: some Collection<UInt8>) -> String {
+        let digest = SHA256.hash(data: Array(bytes))
+        let hex: [UInt8] = Array("0123456789abcdef".utf8)
+        var text: [UInt8] = []
+        text.reserveCapacity(64)
+        for byte in digest {
+            text.append(hex[Int(byte >> 4)])
+            text.append(hex[Int(byte & 0x0f)])
+        }
+        return String(decoding: text, as: UTF8.self)
+    }
+}

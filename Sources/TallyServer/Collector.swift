@@ -1,0 +1,99 @@
+package import Hummingbird
+import HummingbirdCore
+package import Logging
+import NIOCore
+import ServiceLifecycle
+import TallyCore
+package import TallyPipeline
+
+/// `tally serve`: the HTTP collector. Builds the routes over a ``GroupCommitter`` and exposes both
+/// as services to run in one `ServiceGroup` (committer first, so that on shutdown the server
+/// stops and answers what is in flight before the committer writes the rest and closes the sinks).
+package final class Collector: Sendable {
+    package let configuration: CollectorConfiguration
+    package let committer: GroupCommitter
+    package let metrics: CollectorMetrics
+    let keys: WriteKeyTable
+    let logger: Logger
+
+    /// A collector writing events to `sink` and rejected events to `rejects`.
+    package init(
+        configuration: CollectorConfiguration,
+        keys: WriteKeyTable,
+        sink: any EventSink,
+        rejects: any RejectSink,
+        logger: Logger
+    ) {
+        self.configuration = configuration
+        self.keys = keys
+        self.logger = logger
+        let metrics = CollectorMetrics()
+        self.metrics = metrics
+        committer = GroupCommitter(
+            sink: sink,
+            rejects: rejects,
+            configuration: .init(
+                maxPendingEvents: configuration.maxPendingEvents,
+                maxRoundEvents: configuration.maxRoundEvents
+            ),
+            metrics: metrics,
+            logger: logger
+        )
+    }
+
+    /// The routes, for the server and for router tests.
+    package func makeRouter() -> Router<BasicRequestContext> {
+        let router = Router(context: BasicRequestContext.self)
+        router.add(middleware: CollectorMiddleware(metrics: metrics, retryAfterSeconds: configuration.retryAfterSeconds))
+        let routes = CollectorRoutes(collector: self)
+        for (path, kind) in [
+            ("/v1/events", PayloadKind.tally),
+            ("/v1/batch", .segmentBatch), ("/v1/b", .segmentBatch), ("/b", .segmentBatch),
+            ("/batch", .sharedBatch),
+            ("/capture", .posthog), ("/e", .posthog), ("/i/v0/e", .posthog),
+        ] + ["track", "screen", "page", "identify", "group", "alias"].map({ ("/v1/\($0)", .segmentCall($0)) }) {
+            router.post(RouterPath(path)) { request, context in try await routes.ingest(request, context, kind) }
+        }
+        router.get("/v1/projects/{writeKey}/settings") { request, context in
+            try routes.settings(request, context)
+        }
+        router.get("/healthz") { _, _ in routes.text(#"{"status":"ok"}"#) }
+        router.get("/readyz") { _, _ in await routes.readiness() }
+        router.get("/metrics") { _, _ in routes.metricsText() }
+        return router
+    }
+
+    /// The HTTP server as a service; `onListening` gets the bound port once it listens.
+    package func makeApplication(onListening: @escaping @Sendable (Int) async -> Void = { _ in })
+        -> some ApplicationProtocol
+    {
+        let readTimeout = TimeAmount.nanoseconds(Self.nanoseconds(configuration.readTimeout))
+        let server = HTTPServerBuilder.http1(
+            configuration: HTTP1Channel.Configuration(
+                additionalChannelHandlers: [ReadTimeoutHandler(timeout: readTimeout)],
+                idleTimeout: .nanoseconds(Self.nanoseconds(configuration.idleTimeout)),
+                httpDecoderConfiguration: .init(
+                    maxHeaderFieldSize: configuration.maxHeaderBytes,
+                    maxHeaderListSize: configuration.maxHeaderBytes,
+                    maxHeaderFieldCount: configuration.maxHeaderCount
+                )
+            )
+        )
+        return Application(
+            router: makeRouter(),
+            server: server,
+            configuration: ApplicationConfiguration(
+                address: .hostname(configuration.host, port: configuration.port),
+                serverName: nil,
+                availableConnectionsDelegate: MaximumAvailableConnections(configuration.maxConnections, logger: logger)
+            ),
+            onServerRunning: { channel in await onListening(channel.localAddress?.port ?? 0) },
+            logger: logger
+        )
+    }
+
+    static func nanoseconds(_ duration: Duration) -> Int64 {
+        let (seconds, attoseconds) = duration.components
+        return seconds * 1_000_000_000 + attoseconds / 1_000_000_000
+    }
+}

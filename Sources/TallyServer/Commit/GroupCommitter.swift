@@ -1,0 +1,256 @@
+package import Logging
+import ServiceLifecycle
+package import TallyCore
+package import TallyPipeline
+
+/// One shared writer for every request: what requests hand in while a round is being written
+/// accumulates and goes out as the next round, one sink batch (write, then flush: commit or
+/// fsync) for all of them, after which each waiting request is told the outcome.
+///
+/// The decisions are ``GroupCommitStateMachine``'s; this driver carries them out: it holds the
+/// payloads and continuations, starts rounds in the task group of its ``run()`` (no unstructured
+/// tasks), retries a failed round with backoff while someone still waits for it, and answers
+/// requests whose deadline passes. On graceful shutdown it refuses new requests, writes what is
+/// pending, then shuts the sinks down.
+package final class GroupCommitter: Service, Sendable {
+    /// Settings of the committer.
+    package struct Configuration: Sendable {
+        /// Events waiting for a round past which requests get 429.
+        package var maxPendingEvents: Int
+        /// Events per round at most.
+        package var maxRoundEvents: Int
+        /// Retries of a failed round (while a request still waits for it).
+        package var retry: RetryPolicy
+
+        package init(
+            maxPendingEvents: Int = 50_000,
+            maxRoundEvents: Int = 5_000,
+            retry: RetryPolicy = RetryPolicy(
+                maxAttempts: 4,
+                initialBackoff: .milliseconds(100),
+                maxBackoff: .seconds(1)
+            )
+        ) {
+            self.maxPendingEvents = maxPendingEvents
+            self.maxRoundEvents = maxRoundEvents
+            self.retry = retry
+        }
+    }
+
+    private typealias Machine = GroupCommitStateMachine<ContinuousClock.Instant>
+    private typealias Round = Machine.Round
+
+    private struct Payload: Sendable {
+        var events: [EventEnvelope]
+        var rejects: [RejectedEvent]
+        var continuation: CheckedContinuation<CommitOutcome, Never>
+    }
+
+    private struct State: Sendable {
+        var machine: Machine
+        var payloads: [Int: Payload] = [:]
+        var nextID = 0
+    }
+
+    private let sink: any EventSink
+    private let rejects: any RejectSink
+    private let configuration: Configuration
+    private let metrics: CollectorMetrics
+    private let logger: Logger
+    private let state: Locked<State>
+    /// Wakes ``run()``: a request arrived, a round ended, a shutdown began.
+    private let wakeups: AsyncStream<Void>
+    private let wake: AsyncStream<Void>.Continuation
+
+    /// A committer writing to `sink` (events) and `rejects` (rejected events).
+    package init(
+        sink: any EventSink,
+        rejects: any RejectSink,
+        configuration: Configuration = Configuration(),
+        metrics: CollectorMetrics,
+        logger: Logger
+    ) {
+        self.sink = sink
+        self.rejects = rejects
+        self.configuration = configuration
+        self.metrics = metrics
+        self.logger = logger
+        state = Locked(
+            State(
+                machine: GroupCommitStateMachine(
+                    configuration: .init(
+                        maxPendingEvents: configuration.maxPendingEvents,
+                        maxConcurrentRounds: max(1, sink.maxConcurrentWrites),
+                        maxRoundEvents: configuration.maxRoundEvents
+                    )
+                )
+            )
+        )
+        (wakeups, wake) = AsyncStream.makeStream(of: Void.self, bufferingPolicy: .bufferingNewest(1))
+    }
+
+    /// Hands `events` and `rejects` of one request to the next round and waits for the outcome,
+    /// at most until `deadline`.
+    package func commit(
+        events: [EventEnvelope],
+        rejects: [RejectedEvent],
+        deadline: ContinuousClock.Instant
+    ) async -> CommitOutcome {
+        await withCheckedContinuation { continuation in
+            let action = state.withLock { state in
+                let id = state.nextID
+                state.nextID += 1
+                let action = state.machine.submit(id, events: events.count + rejects.count, deadline: deadline)
+                if action == .enqueued {
+                    state.payloads[id] = Payload(events: events, rejects: rejects, continuation: continuation)
+                }
+                metrics.queueDepth.record(state.machine.pendingEvents)
+                return action
+            }
+            switch action {
+            case .enqueued: wake.yield()
+            case .refuseFull:
+                metrics.drops.increment(by: events.count)
+                continuation.resume(returning: .queueFull)
+            case .refuseShuttingDown: continuation.resume(returning: .shuttingDown)
+            }
+        }
+    }
+
+    /// Whether the sinks answer (for `/readyz`).
+    package func isReady() async -> Bool {
+        if state.withLock({ $0.machine.isShuttingDown }) { return false }
+        if let probe = sink as? any ReadinessProbe, !(await probe.isReachable()) { return false }
+        return await rejects.isReachable()
+    }
+
+    package func run() async throws {
+        await withGracefulShutdownHandler {
+            await withDiscardingTaskGroup { group in
+                group.addTask { await self.expireLoop() }
+                for await _ in wakeups {
+                    while let (round, events, rejected) = state.withLock({ Self.takeRound(&$0) }) {
+                        group.addTask { await self.write(round, events, rejected) }
+                    }
+                    if state.withLock({ $0.machine.isDrained }) { break }
+                }
+                group.cancelAll()
+            }
+        } onGracefulShutdown: {
+            self.state.withLock { $0.machine.beginShutdown() }
+            self.wake.yield()
+        }
+        do {
+            try await sink.shutdown()
+        } catch {
+            logger.error("the sink failed to shut down", metadata: ["tally.error": "\(error)"])
+        }
+    }
+
+    /// Answers requests whose deadline passed, every 25 ms while any waits.
+    private func expireLoop() async {
+        while !Task.isCancelled {
+            try? await Task.sleep(for: .milliseconds(25))
+            let now = ContinuousClock.now
+            let answers = state.withLock { state in
+                state.machine.earliestDeadline.map { $0 <= now } == true ? state.machine.expire(now: now) : []
+            }
+            if !answers.isEmpty {
+                resume(answers)
+                wake.yield()
+            }
+        }
+    }
+
+    /// The next round and what it writes, taken under the lock, so that a request answered
+    /// (timed out) from now on changes nothing about the round.
+    private static func takeRound(_ state: inout State) -> (Round, [EventEnvelope], [RejectedEvent])? {
+        guard let round = state.machine.nextRound() else { return nil }
+        var events: [EventEnvelope] = []
+        var rejected: [RejectedEvent] = []
+        events.reserveCapacity(round.events)
+        for id in round.requests {
+            guard let payload = state.payloads[id] else { continue }
+            events.append(contentsOf: payload.events)
+            rejected.append(contentsOf: payload.rejects)
+            // The events are in the round now; only the continuation is still needed.
+            state.payloads[id]?.events = []
+            state.payloads[id]?.rejects = []
+        }
+        return (round, events, rejected)
+    }
+
+    private func write(_ round: Round, _ events: [EventEnvelope], _ rejected: [RejectedEvent]) async {
+        var attempt = 1
+        var succeeded = false
+        while true {
+            let started = ContinuousClock.now
+            do {
+                try await writeOnce(events, rejected)
+                metrics.sinkLatency.recordNanoseconds(Self.nanoseconds(ContinuousClock.now - started))
+                succeeded = true
+                break
+            } catch {
+                metrics.sinkFailures.increment()
+                let retryable = SinkErrorClass.of(error) == .transient && attempt < configuration.retry.maxAttempts
+                let awaited = state.withLock { $0.machine.isAwaited(round.id) }
+                logger.warning(
+                    "commit round failed",
+                    metadata: [
+                        "tally.events": "\(events.count)", "tally.attempt": "\(attempt)",
+                        "tally.error": "\(error)", "tally.retry": "\(retryable && awaited)",
+                    ]
+                )
+                guard retryable, awaited, !Task.isCancelled else { break }
+                metrics.retries.increment()
+                try? await Task.sleep(for: configuration.retry.backoff(afterAttempt: attempt))
+                attempt += 1
+            }
+        }
+        let answers = state.withLock { state in
+            succeeded ? state.machine.roundSucceeded(round.id) : state.machine.roundFailed(round.id)
+        }
+        if succeeded {
+            metrics.eventsCommitted.increment(by: events.count)
+        }
+        resume(answers)
+        wake.yield()
+    }
+
+    private func writeOnce(_ events: [EventEnvelope], _ rejected: [RejectedEvent]) async throws {
+        let sink = self.sink
+        let rejects = self.rejects
+        async let storedRejects: Void = rejected.isEmpty ? () : rejects.store(rejected)
+        if !events.isEmpty {
+            try await sink.write(events)
+            try await sink.flush()
+        }
+        try await storedRejects
+    }
+
+    /// Each answer resumes its request once: its payload (and continuation) leaves the table.
+    private func resume(_ answers: [(Int, Machine.Answer)]) {
+        let continuations = state.withLock { state in
+            answers.compactMap { id, answer in
+                state.payloads.removeValue(forKey: id).map { ($0.continuation, answer) }
+            }
+        }
+        for (continuation, answer) in continuations {
+            switch answer {
+            case .committed: continuation.resume(returning: .committed)
+            case .failed: continuation.resume(returning: .unavailable)
+            case .timedOut: continuation.resume(returning: .timedOut)
+            }
+        }
+    }
+
+    private static func nanoseconds(_ duration: Duration) -> Int64 {
+        let (seconds, attoseconds) = duration.components
+        return seconds * 1_000_000_000 + attoseconds / 1_000_000_000
+    }
+}
+
+/// A sink that can tell whether its store answers, for `/readyz`.
+package protocol ReadinessProbe: Sendable {
+    func isReachable() async -> Bool
+}

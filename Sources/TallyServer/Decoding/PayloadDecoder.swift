@@ -1,0 +1,210 @@
+import TallyCore
+import TallyFormats
+import TallySchema
+
+/// Turns a request body into validated envelopes and rejects, the way `tally ingest` reads
+/// lines: tally envelopes through the envelope decoder, Segment and PostHog payloads through
+/// their mappers, every event validated against the sender's tracking plan.
+///
+/// A body that is not JSON, or an event over the size limit, refuses the whole request (400,
+/// nothing stored); an event that decodes but breaks a rule is rejected alone (dead-lettered
+/// with its index and reason) and the rest are accepted.
+struct PayloadDecoder {
+    /// What a request holds once decoded.
+    struct Decoded {
+        var events: [EventEnvelope] = []
+        var rejects: [RejectedEvent] = []
+        /// The format it was read as (for `/batch`: Segment or PostHog).
+        var format: SourceFormat = .tally
+    }
+
+    let kind: PayloadKind
+    let sender: WriteKeyTable.Sender
+    let requestID: String
+    let receivedAt: Timestamp
+
+    private static let tallyDecoder = EnvelopeDecoder()
+    private static let segment = FormatDecoder(format: .segment)
+    private static let posthog = FormatDecoder(format: .posthog)
+    private static let auto = FormatDecoder(format: .auto)
+
+    /// Decodes and validates `body`.
+    /// - Throws: ``CollectorError`` 400 for malformed JSON, an oversized event, no events.
+    func decode(_ body: [UInt8]) throws -> Decoded {
+        var decoded = Decoded()
+        try body.withUnsafeBufferPointer { buffer in
+            switch kind {
+            case .tally:
+                try decodeTally(buffer, into: &decoded)
+            case .segmentBatch:
+                try decodeForeign(buffer, Self.segment, into: &decoded)
+            case .sharedBatch:
+                try decodeForeign(buffer, Self.auto, into: &decoded)
+            case .segmentCall(let type):
+                if JSONTopLevel.hasMember(buffer, "type") {
+                    try decodeForeign(buffer, Self.segment, into: &decoded)
+                } else {
+                    // The route names the call: `{"type":"track",` + the rest of the object.
+                    var typed = Array(#"{"type":"#.utf8)
+                    JSONWriter.appendString(type, to: &typed)
+                    let rest = buffer.drop { $0 != UInt8(ascii: "{") }.dropFirst()
+                    if !rest.drop(while: { $0 == 0x20 || $0 == 0x0A || $0 == 0x0D || $0 == 0x09 }).starts(with: [
+                        UInt8(ascii: "}")
+                    ]) {
+                        typed.append(UInt8(ascii: ","))
+                    }
+                    typed.append(contentsOf: rest)
+                    try typed.withUnsafeBufferPointer { try decodeForeign($0, Self.segment, into: &decoded) }
+                }
+            case .posthog:
+                if buffer.first(where: { $0 != 0x20 && $0 != 0x0A && $0 != 0x0D && $0 != 0x09 }) == UInt8(ascii: "[") {
+                    // A bare array is a batch.
+                    var wrapped = Array(#"{"batch":"#.utf8)
+                    wrapped.append(contentsOf: buffer)
+                    wrapped.append(UInt8(ascii: "}"))
+                    try wrapped.withUnsafeBufferPointer { try decodeForeign($0, Self.posthog, into: &decoded) }
+                } else {
+                    try decodeForeign(buffer, Self.posthog, into: &decoded)
+                }
+            }
+        }
+        if decoded.events.isEmpty && decoded.rejects.isEmpty {
+            throw CollectorError(.badRequest, .noEvents, "the body holds no event")
+        }
+        return decoded
+    }
+
+    /// NDJSON (one envelope per non-blank line) or a JSON array of envelopes.
+    private func decodeTally(_ body: UnsafeBufferPointer<UInt8>, into decoded: inout Decoded) throws {
+        decoded.format = .tally
+        let first = body.firstIndex { $0 != 0x20 && $0 != 0x0A && $0 != 0x0D && $0 != 0x09 }
+        guard let first else { return }
+        var ranges: [Range<Int>] = []
+        if body[first] == UInt8(ascii: "[") {
+            do {
+                ranges = try JSONTopLevel.arrayElements(body)
+            } catch {
+                throw CollectorError(.badRequest, .invalidJSON, "the body is not a JSON array: \(error)")
+            }
+        } else {
+            var start = 0
+            while start < body.count {
+                let end = body[start...].firstIndex(of: UInt8(ascii: "\n")) ?? body.count
+                let line = start..<end
+                if body[line].contains(where: { $0 != 0x20 && $0 != 0x0D && $0 != 0x09 }) { ranges.append(line) }
+                start = end + 1
+            }
+        }
+        decoded.events.reserveCapacity(ranges.count)
+        for (index, range) in ranges.enumerated() {
+            let bytes = UnsafeBufferPointer(rebasing: body[range])
+            let event: EventEnvelope
+            do throws(EnvelopeDecodingError) {
+                event = try Self.tallyDecoder.decodeDerivingMissingID(bytes)
+            } catch where error.code == .malformedJSON {
+                throw CollectorError(.badRequest, .invalidJSON, "event \(index): \(error.message)", index: index)
+            } catch {
+                reject(
+                    EventViolation(ReasonCode(error.code), path: error.path, message: error.message),
+                    index: index,
+                    raw: Array(bytes),
+                    into: &decoded
+                )
+                continue
+            }
+            try accept(event, format: .tally, index: index, into: &decoded)
+        }
+    }
+
+    /// Segment or PostHog: one message or a batch wrapper.
+    private func decodeForeign(
+        _ body: UnsafeBufferPointer<UInt8>,
+        _ decoder: FormatDecoder,
+        into decoded: inout Decoded
+    ) throws {
+        let result = decoder.decode(body)
+        decoded.format = result.format
+        var results = result.results
+        if results.count == 1, case .failure(let error) = results[0], error.path == "$" || error.path == "$.batch" {
+            // The body as a whole is unusable: not JSON, not an object, `batch` not an array.
+            let code: CollectorError.Code = error.code == .malformedJSON ? .invalidJSON : .invalidBody
+            throw CollectorError(.badRequest, code, error.message)
+        }
+        decoded.events.reserveCapacity(results.count)
+        results.reverse()
+        var index = 0
+        while let next = results.popLast() {
+            switch next {
+            case .success(let event):
+                try accept(event, format: result.format, index: index, into: &decoded)
+            case .failure(let error):
+                reject(
+                    EventViolation(ReasonCode(error.code), path: error.path, message: error.message),
+                    index: index,
+                    raw: nil,
+                    into: &decoded
+                )
+            }
+            index += 1
+        }
+    }
+
+    private func accept(_ decodedEvent: EventEnvelope, format: SourceFormat, index: Int, into decoded: inout Decoded)
+        throws
+    {
+        var event = decodedEvent
+        // The collector received it now, whatever a client wrote there.
+        event.receivedAt = receivedAt
+        let result = sender.validator.validate(event)
+        guard result.isValid else {
+            var first = result.violations[0]
+            if first.code == .tooLarge, first.path == "$" {
+                throw CollectorError(
+                    .badRequest,
+                    .eventTooLarge,
+                    "event \(index) is over the \(sender.validator.limits.maxEventBytes)-byte event limit",
+                    index: index
+                )
+            }
+            if result.violations.count > 1 { first.message = result.summary }
+            reject(first, index: index, raw: Array(event.ndjsonLine.dropLast()), into: &decoded)
+            return
+        }
+        var accepted = result.event
+        if accepted.feature == nil, accepted.kind == .track {
+            accepted.feature =
+                sender.feature ?? (format == .tally ? String(accepted.name.prefix { $0 != "_" }) : format.rawValue)
+        }
+        decoded.events.append(accepted)
+    }
+
+    private func reject(_ violation: EventViolation, index: Int, raw: [UInt8]?, into decoded: inout Decoded) {
+        decoded.rejects.append(
+            RejectedEvent(
+                requestID: requestID,
+                index: index,
+                source: sender.source,
+                reason: violation.code.rawValue,
+                path: violation.path,
+                message: violation.message,
+                event: raw.flatMap { Self.isJSON($0) ? $0 : nil },
+                receivedAt: receivedAt
+            )
+        )
+    }
+
+    /// Raw bytes go into the dead-letter line only when they are one JSON value.
+    private static func isJSON(_ bytes: [UInt8]) -> Bool {
+        bytes.withUnsafeBufferPointer { buffer in
+            var parser = JSONParser(bytes: buffer)
+            do throws(JSONError) {
+                parser.skipWhitespace()
+                try parser.skipValue(depth: 0)
+                parser.skipWhitespace()
+                return parser.peek() == nil
+            } catch {
+                return false
+            }
+        }
+    }
+}

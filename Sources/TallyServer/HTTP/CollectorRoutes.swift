@@ -1,0 +1,159 @@
+import Hummingbird
+import TallyCore
+import TallyFormats
+
+/// The handlers behind the routes: read, authenticate, decode, commit, reply.
+struct CollectorRoutes: Sendable {
+    let collector: Collector
+
+    private var configuration: CollectorConfiguration { collector.configuration }
+
+    /// A POST of events: 200 once every accepted event and every reject is durable.
+    func ingest(_ request: Request, _ context: BasicRequestContext, _ kind: PayloadKind) async throws -> Response {
+        let receivedAt = Timestamp.now().truncatedToMicroseconds
+        let deadline = ContinuousClock.now + configuration.requestTimeout
+        // A key in the header is checked before the body is read: a wrong one costs nothing.
+        let headerKey = Credentials.headerKey(request.headers)
+        var sender = try headerKey.map { try self.sender(key: $0) }
+        let reader = BodyReader(
+            limits: .init(maxRequestBytes: configuration.maxRequestBytes, inflate: configuration.inflate)
+        )
+        let body = try await reader.read(request)
+        if sender == nil {
+            let bodyKey = body.withUnsafeBufferPointer { Credentials.bodyKey($0) }
+            if let bodyKey {
+                sender = try self.sender(key: bodyKey)
+            } else if let anonymous = collector.keys.anonymous {
+                sender = anonymous
+            } else {
+                throw CollectorError(.unauthorized, .unauthorized, "a write key is required")
+            }
+        }
+        guard let sender else { throw CollectorError(.unauthorized, .unauthorized, "a write key is required") }
+        let decoder = PayloadDecoder(kind: kind, sender: sender, requestID: context.id, receivedAt: receivedAt)
+        let decoded = try decoder.decode(body)
+        let outcome = await collector.committer.commit(
+            events: decoded.events,
+            rejects: decoded.rejects,
+            deadline: deadline
+        )
+        switch outcome {
+        case .committed: break
+        case .queueFull:
+            throw CollectorError(.tooManyRequests, .queueFull, "too many events are waiting to be stored; retry later")
+        case .unavailable:
+            throw CollectorError(.serviceUnavailable, .unavailable, "the store is unavailable; retry later")
+        case .timedOut:
+            throw CollectorError(
+                .serviceUnavailable,
+                .unavailable,
+                "the events could not be stored in time; retry later"
+            )
+        case .shuttingDown:
+            throw CollectorError(.serviceUnavailable, .shuttingDown, "the collector is shutting down; retry later")
+        }
+        collector.metrics.eventsAccepted.increment(by: decoded.events.count)
+        for reject in decoded.rejects { collector.metrics.rejected(reject.reason) }
+        let reply: [UInt8]
+        switch kind {
+        case .tally: reply = Self.tallyReply(decoded)
+        case .sharedBatch:
+            reply = Array((decoded.format == .posthog ? #"{"status":1}"# : #"{"success":true}"#).utf8)
+        default: reply = kind.successReply ?? []
+        }
+        return Response(
+            status: .ok,
+            headers: [.contentType: "application/json"],
+            body: ResponseBody(byteBuffer: ByteBuffer(bytes: reply))
+        )
+    }
+
+    /// `{"accepted":N,"rejected":[{"index":I,"reason":"…","path":"…","message":"…"}]}`.
+    static func tallyReply(_ decoded: PayloadDecoder.Decoded) -> [UInt8] {
+        var bytes = Array(#"{"accepted":"#.utf8)
+        JSONWriter.appendInteger(Int64(decoded.events.count), to: &bytes)
+        bytes.append(contentsOf: #","rejected":["#.utf8)
+        for (position, reject) in decoded.rejects.enumerated() {
+            if position > 0 { bytes.append(UInt8(ascii: ",")) }
+            bytes.append(contentsOf: #"{"index":"#.utf8)
+            JSONWriter.appendInteger(Int64(reject.index), to: &bytes)
+            bytes.append(contentsOf: #","reason":"#.utf8)
+            JSONWriter.appendString(reject.reason, to: &bytes)
+            bytes.append(contentsOf: #","path":"#.utf8)
+            JSONWriter.appendString(reject.path, to: &bytes)
+            bytes.append(contentsOf: #","message":"#.utf8)
+            JSONWriter.appendString(reject.message, to: &bytes)
+            bytes.append(UInt8(ascii: "}"))
+        }
+        bytes.append(contentsOf: "]}".utf8)
+        return bytes
+    }
+
+    private func sender(key: [UInt8]) throws -> WriteKeyTable.Sender {
+        guard let sender = collector.keys.sender(key: key) else {
+            throw CollectorError(.unauthorized, .unauthorized, "unknown write key")
+        }
+        return sender
+    }
+
+    /// What Segment's mobile SDKs fetch at start: the Segment.io destination pointed at this
+    /// collector (`apiHost`), an open tracking plan, no edge function.
+    func settings(_ request: Request, _ context: BasicRequestContext) throws -> Response {
+        guard let key = context.parameters.get("writeKey"), !key.isEmpty else {
+            throw CollectorError(.unauthorized, .unauthorized, "a write key is required")
+        }
+        if collector.keys.sender(key: Array(key.utf8)) == nil, collector.keys.anonymous == nil {
+            throw CollectorError(.unauthorized, .unauthorized, "unknown write key")
+        }
+        let host = request.head.authority ?? "\(configuration.host):\(configuration.port)"
+        var bytes = Array(#"{"integrations":{"Segment.io":{"apiKey":"#.utf8)
+        JSONWriter.appendString(key, to: &bytes)
+        bytes.append(contentsOf: #","apiHost":"#.utf8)
+        JSONWriter.appendString(host + "/v1", to: &bytes)
+        bytes.append(
+            contentsOf: #","unbundledIntegrations":[],"addBundledMetadata":true,"maybeBundledConfigIds":{}}},"#
+                .utf8
+        )
+        bytes.append(
+            contentsOf: #""plan":{"track":{"__default":{"enabled":true,"integrations":{}}},"#.utf8
+        )
+        bytes.append(
+            contentsOf: #""identify":{"__default":{"enabled":true}},"group":{"__default":{"enabled":true}}},"#.utf8
+        )
+        bytes.append(
+            contentsOf: #""edgeFunction":{},"analyticsNext":{},"middlewareSettings":{},"metrics":{"sampleRate":0}}"#
+                .utf8
+        )
+        return Response(
+            status: .ok,
+            headers: [.contentType: "application/json"],
+            body: ResponseBody(byteBuffer: ByteBuffer(bytes: bytes))
+        )
+    }
+
+    func text(_ text: String) -> Response {
+        Response(
+            status: .ok,
+            headers: [.contentType: "application/json"],
+            body: ResponseBody(byteBuffer: ByteBuffer(string: text))
+        )
+    }
+
+    /// 200 when the sinks answer, else 503.
+    func readiness() async -> Response {
+        let ready = await collector.committer.isReady()
+        return Response(
+            status: ready ? .ok : .serviceUnavailable,
+            headers: [.contentType: "application/json"],
+            body: ResponseBody(byteBuffer: ByteBuffer(string: ready ? #"{"status":"ready"}"# : #"{"status":"unavailable"}"#))
+        )
+    }
+
+    func metricsText() -> Response {
+        Response(
+            status: .ok,
+            headers: [.contentType: "text/plain; version=0.0.4; charset=utf-8"],
+            body: ResponseBody(byteBuffer: ByteBuffer(bytes: collector.metrics.render()))
+        )
+    }
+}

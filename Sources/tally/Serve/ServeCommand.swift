@@ -1,0 +1,236 @@
+import ArgumentParser
+import Foundation
+import Logging
+import ServiceLifecycle
+import TallyCore
+import TallyFileStore
+import TallyPipeline
+import TallyPostgres
+import TallySchema
+import TallyServer
+
+/// `tally serve`: the HTTP collector.
+struct ServeCommand: AsyncParsableCommand {
+    enum Sink: String, ExpressibleByArgument, CaseIterable {
+        case file, postgres
+    }
+
+    static let configuration = CommandConfiguration(
+        commandName: "serve",
+        abstract: "Run the HTTP collector: tally, Segment and PostHog clients send events to it.",
+        discussion: """
+            Routes: POST /v1/events (tally NDJSON or a JSON array); Segment's /v1/batch, /v1/b, /b, /batch and \
+            /v1/track|screen|page|identify|group|alias, GET /v1/projects/KEY/settings; PostHog's /batch, /capture, \
+            /e, /i/v0/e; GET /healthz, /readyz, /metrics. docs/collector.md has the details.
+
+            A 2xx means every event it accepted is durable: committed in PostgreSQL or written and fsynced in \
+            the file store; rejected events are dead-lettered first. Otherwise the answer is 429 or 503 with \
+            Retry-After and nothing is acknowledged: clients resend, ids deduplicate.
+
+            Write keys: `tally keys add --keys FILE --source NAME` makes one. Requests without a known key get 401 \
+            unless --allow-anonymous (local development only).
+
+            Once listening, prints `tally serve: listening on http://HOST:PORT` on stderr. SIGTERM/SIGINT stop \
+            accepting, answer what is in flight, flush the sinks and exit 0.
+            """
+    )
+
+    @Option(name: .long, help: "The address to listen on.")
+    var host = "127.0.0.1"
+
+    @Option(name: .long, help: "The port (0: any free port).")
+    var port = 8080
+
+    @Option(name: .long, help: "Where events go: file (the store under --data-dir) or postgres (--database-url).")
+    var sink: Sink = .file
+
+    @OptionGroup var store: DataDirectoryOption
+
+    @OptionGroup var registry: RegistryOption
+
+    @OptionGroup var database: DatabaseOption
+
+    @Option(name: .long, help: "The keys file (tally keys add); its keys may send.")
+    var keys: String?
+
+    @Flag(name: .long, help: "Accept requests without a key (source anonymous): local development only.")
+    var allowAnonymous = false
+
+    @Option(name: .long, help: "Refuse bodies larger than this many bytes as sent (413).")
+    var maxRequestBytes = 500 * 1024
+
+    @Option(name: .long, help: "Refuse events larger than this many bytes as NDJSON (400 event_too_large).")
+    var maxEventBytes = 32 * 1024
+
+    @Option(name: .long, help: "Refuse compressed bodies that inflate to more than this many bytes (413).")
+    var maxDecompressedBytes = 8 << 20
+
+    @Option(name: .long, help: "Refuse compressed bodies that inflate more than this many times (413).")
+    var maxCompressionRatio = 100
+
+    @Option(name: .long, help: "The largest header block, in bytes (431 above).")
+    var maxHeaderBytes = 16 * 1024
+
+    @Option(name: .long, help: "The most header fields of a request.")
+    var maxHeaderCount = 100
+
+    @Option(name: .long, help: "Close connections idle this many seconds.")
+    var idleTimeout = 30.0
+
+    @Option(name: .long, help: "Close connections whose request has not arrived this many seconds after it began.")
+    var readTimeout = 30.0
+
+    @Option(name: .long, help: "Answer 503 when events are not durable this many seconds after the request arrived.")
+    var requestTimeout = 10.0
+
+    @Option(name: .long, help: "Accept at most this many connections at once.")
+    var maxConnections = 1024
+
+    @Option(name: .long, help: "Answer 429 when this many events wait to be written.")
+    var maxPendingEvents = 50_000
+
+    @Option(name: .long, help: "The log level: trace, debug, info, notice, warning, error, critical.")
+    var logLevel = "notice"
+
+    func validate() throws {
+        guard (0...65_535).contains(port) else { throw ValidationError("--port must be 0 to 65535.") }
+        guard maxRequestBytes > 0, maxEventBytes >= 64, maxDecompressedBytes > 0, maxCompressionRatio > 0 else {
+            throw ValidationError("the size limits must be positive (--max-event-bytes at least 64).")
+        }
+        guard idleTimeout > 0, readTimeout > 0, requestTimeout > 0 else {
+            throw ValidationError("the timeouts must be positive.")
+        }
+        guard maxConnections > 0, maxPendingEvents > 0, maxHeaderBytes > 0, maxHeaderCount > 0 else {
+            throw ValidationError("--max-connections, --max-pending-events and the header limits must be positive.")
+        }
+        guard keys != nil || allowAnonymous else {
+            throw ValidationError("give --keys FILE (tally keys add makes one), or --allow-anonymous for development.")
+        }
+        guard Logger.Level(rawValue: logLevel) != nil else { throw ValidationError("unknown --log-level \(logLevel).") }
+    }
+
+    func run() async throws {
+        let level = Logger.Level(rawValue: logLevel) ?? .notice
+        LoggingSystem.bootstrap { label in
+            var handler = StreamLogHandler.standardError(label: label)
+            handler.logLevel = level
+            return handler
+        }
+        let logger = Logger(label: "tally.serve")
+        let table = try loadKeys()
+        if allowAnonymous {
+            Terminal.error(
+                "warning: --allow-anonymous: requests WITHOUT A WRITE KEY are accepted (source anonymous); "
+                    + "never use it on a network others can reach"
+            )
+            logger.warning("anonymous requests are accepted (--allow-anonymous)")
+        }
+        let eventSink: any EventSink
+        let rejectSink: any RejectSink
+        switch sink {
+        case .file:
+            do {
+                try Directory.create(store.path)
+                try Directory.checkWritable(store.path)
+            } catch {
+                throw CommandFailure(.cannotCreate, "cannot write to \(store.path) (\(error)); choose another --data-dir")
+            }
+            eventSink = FileSink(directory: store.path, logger: logger)
+            rejectSink = FileRejectSink(root: store.path)
+        case .postgres:
+            try await checkDatabase()
+            eventSink = PostgresSink(conninfo: database.conninfo, logger: logger)
+            rejectSink = PostgresRejectSink(conninfo: database.conninfo)
+        }
+        var configuration = CollectorConfiguration()
+        configuration.host = host
+        configuration.port = port
+        configuration.maxRequestBytes = maxRequestBytes
+        configuration.inflate.maxOutputBytes = maxDecompressedBytes
+        configuration.inflate.maxRatio = maxCompressionRatio
+        configuration.maxHeaderBytes = maxHeaderBytes
+        configuration.maxHeaderCount = maxHeaderCount
+        configuration.idleTimeout = .milliseconds(Int64(idleTimeout * 1000))
+        configuration.readTimeout = .milliseconds(Int64(readTimeout * 1000))
+        configuration.requestTimeout = .milliseconds(Int64(requestTimeout * 1000))
+        configuration.maxConnections = maxConnections
+        configuration.maxPendingEvents = maxPendingEvents
+        configuration.allowAnonymous = allowAnonymous
+        let collector = Collector(
+            configuration: configuration,
+            keys: table,
+            sink: eventSink,
+            rejects: rejectSink,
+            logger: logger
+        )
+        let host = self.host
+        let application = collector.makeApplication { port in
+            let line = "tally serve: listening on http://\(host.contains(":") ? "[\(host)]" : host):\(port)\n"
+            try? FileDescriptorWriter.writeAll(Array(line.utf8), to: STDERR_FILENO, path: "<stderr>")
+        }
+        var group = ServiceGroupConfiguration(
+            services: [
+                // The committer first: the group stops services in reverse order, so the server stops
+                // accepting and answers what is in flight before the committer drains and closes the sinks.
+                .init(service: collector.committer),
+                .init(service: application, successTerminationBehavior: .gracefullyShutdownGroup),
+            ],
+            gracefulShutdownSignals: [.sigterm, .sigint],
+            logger: logger
+        )
+        group.maximumGracefulShutdownDuration = .seconds(30)
+        try await ServiceGroup(configuration: group).run()
+        if let rejects = rejectSink as? PostgresRejectSink { await rejects.close() }
+    }
+
+    /// The keys file's keys, each with its registry's validator.
+    private func loadKeys() throws -> WriteKeyTable {
+        let limits = ValidationLimits(maxEventBytes: maxEventBytes)
+        let plans =
+            registry.registry != nil
+                || ProcessInfo.processInfo.environment["TALLY_REGISTRY"].map { !$0.isEmpty } == true
+            ? try registry.load() : nil
+        let fallback = EventValidator(registry: plans, limits: limits)
+        guard let keys else {
+            return WriteKeyTable(entries: [], validators: [:], fallback: fallback, allowAnonymous: allowAnonymous)
+        }
+        let file: WriteKeysFile
+        do {
+            file = try WriteKeysFile.load(keys)
+        } catch {
+            throw CommandFailure(.dataError, "cannot read the keys file \(keys): \(error.localizedDescription)")
+        }
+        var validators: [String: EventValidator] = [:]
+        let base = (keys as NSString).deletingLastPathComponent
+        for directory in Set(file.keys.compactMap(\.registry)) {
+            let path = directory.hasPrefix("/") || base.isEmpty ? directory : base + "/" + directory
+            do {
+                validators[directory] = EventValidator(registry: try SchemaRegistry.load(directory: path), limits: limits)
+            } catch {
+                Terminal.error("the registry \(path) of a key has problems:")
+                for problem in error.problems { Terminal.error("  \(problem)") }
+                throw ExitCode.dataError
+            }
+        }
+        return WriteKeyTable(
+            entries: file.keys,
+            validators: validators,
+            fallback: fallback,
+            allowAnonymous: allowAnonymous
+        )
+    }
+
+    /// Fails fast when the database cannot take events: 69 unreachable, 74 no tally tables.
+    private func checkDatabase() async throws {
+        do {
+            let connection = try await PostgresConnection.connect(database.conninfo)
+            let ready = try await connection.query("SELECT to_regclass('tally.events') IS NOT NULL")
+            await connection.close()
+            guard ready.first?.first == "t" else {
+                throw CommandFailure(.ioError, "the database has no tally tables yet: run `tally migrate` first")
+            }
+        } catch let error as PostgresError {
+            throw CommandFailure(database: error, doing: "cannot use the database")
+        }
+    }
+}
