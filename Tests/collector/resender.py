@@ -72,6 +72,8 @@ class ResendingClients:
         finally:
             connection.close()
         self.count(response.status)
+        if response.status in (429, 503) and not response.getheader("Retry-After"):
+            self.count("no Retry-After")
         if response.status != 200:
             return False
         answer = json.loads(reply)

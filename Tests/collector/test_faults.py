@@ -60,29 +60,55 @@ def test_kill_9_at_ten_random_moments_under_load(collector, database):
     check_exact(database, clients)
 
 
-def postgres_restart() -> None:
+def postgres(command: str) -> None:
+    """Runs scripts/lib/postgres.sh's COMMAND on scripts/test.sh's throwaway cluster."""
     if not os.environ.get("TALLY_PG_ROOT"):
         pytest.fail("TALLY_PG_ROOT is not set: run through scripts/test.sh (its throwaway cluster is restarted)")
-    subprocess.run(["bash", "-c", "source scripts/lib/common.sh; source scripts/lib/postgres.sh; "
-                                  "tally_pg_restart immediate"], cwd=REPOSITORY, check=True, timeout=120)
+    subprocess.run(["bash", "-c", f"source scripts/lib/common.sh; source scripts/lib/postgres.sh; {command}"],
+                   cwd=REPOSITORY, check=True, timeout=120)
 
 
-def test_postgres_restart_under_load(start_collector, database, admin_url):
+def started_at(url: str) -> object:
+    return query(url, "SELECT pg_postmaster_start_time()")[0][0]
+
+
+def check_acknowledged_are_stored(database: str, clients: ResendingClients, when: str) -> None:
+    acknowledged = clients.snapshot()
+    missing = acknowledged - set(stored_ids(database))
+    assert not missing, f"{len(missing)} events acknowledged {when} are not stored"
+
+
+def test_postgres_restart_and_outage_under_load(start_collector, database, admin_url):
     # Committed means on disk even across an immediate (crash) shutdown: the throwaway cluster runs
     # with synchronous_commit=off, which would lose the last commits of any writer, tally or not.
     with psycopg.connect(admin_url, autocommit=True) as admin:
         admin.execute(f"ALTER DATABASE {database.rsplit('/', 1)[1]} SET synchronous_commit = on")
-    collector = start_collector()
+    # A request deadline of 3 s (default 10): the outage below outlasts it without a long test.
+    collector = start_collector("--request-timeout", "3")
     clients = ResendingClients(lambda: collector.url, collector.key, threads=4).start()
+
+    # 1. An immediate restart (a crash and recovery of PostgreSQL), shorter than the deadline.
     time.sleep(1.5)
-    postgres_restart()
-    acknowledged = clients.snapshot()
-    missing = acknowledged - set(stored_ids(database))
-    assert not missing, f"{len(missing)} events acknowledged around the restart are not stored"
-    time.sleep(3)  # the collector reconnects and the clients' re-sends go through
+    before = started_at(database)
+    postgres("tally_pg_restart immediate")
+    assert started_at(database) != before
+    check_acknowledged_are_stored(database, clients, "around the restart")
+
+    # 2. An outage longer than the deadline: 503 (or 429) with Retry-After, nothing acknowledged
+    # that is not committed.
+    time.sleep(1.5)
+    postgres('tally_pg_run "$TALLY_PG_USER" "$TALLY_PG_BINDIR/pg_ctl" -D "$TALLY_PG_ROOT/data" -m immediate -w stop')
+    refused_before = clients.statuses.get(503, 0) + clients.statuses.get(429, 0)
+    time.sleep(8)
+    refused = clients.statuses.get(503, 0) + clients.statuses.get(429, 0) - refused_before
+    postgres("tally_pg_launch")
+    check_acknowledged_are_stored(database, clients, "during the outage")
+    assert refused > 0, f"no 503/429 while PostgreSQL was down: {clients.statuses}"
+    assert clients.statuses.get("no Retry-After", 0) == 0
+    assert collector.alive(), collector.log()
+
+    time.sleep(4)  # the collector reconnects and the clients' re-sends go through
     clients.finish()
     print(f"statuses: {clients.statuses}; {len(clients.generated)} events")
-    assert collector.alive(), collector.log()
     assert collector.terminate() == 0
     check_exact(database, clients)
-    assert query(database, "SELECT count(*) FROM tally.events")[0][0] == len(clients.generated)
