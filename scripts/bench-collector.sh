@@ -8,7 +8,8 @@
 # with the collectors' peak RSS, medians over rounds, ratios serve/ingest (target ≥ 0.6) and
 # serve/baseline (target ≥ 4). A run counts only 2xx answers as events (wrk's non-2xx and socket
 # errors are failures, printed), and checks that the rows stored cover every acknowledged event.
-#   scripts/bench-collector.sh [EVENTS] [ROUNDS] [SECONDS]   (defaults 1000000, 5, 6)
+#   scripts/bench-collector.sh [EVENTS] [ROUNDS] [SECONDS]   (defaults 1200000, 5, 5: enough bodies that
+#   wrk never wraps around to events already sent, up to ~200k events/s)
 set -euo pipefail
 cd "$(dirname "$0")/.."
 source scripts/lib/common.sh
@@ -19,9 +20,9 @@ tally_install_system_packages
 tally_collector_tools
 tally_python_env
 swift build -c release --product tally >&2
-events="${1:-1000000}"
+events="${1:-1200000}"
 rounds="${2:-5}"
-seconds="${3:-6}"
+seconds="${3:-5}"
 connections=32
 threads=2
 tally=.build/release/tally
