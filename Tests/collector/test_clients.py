@@ -157,6 +157,22 @@ def test_health_readiness_and_metrics(collector):
 
 
 @pytest.mark.tally_only
+def test_segment_settings_and_no_key_in_metrics_or_logs(collector):
+    """What Segment's mobile SDKs fetch before they start; the key is in its path, and must not
+    reach /metrics or the log through it."""
+    reply = request(collector.url, "GET", f"/v1/projects/{collector.key}/settings")
+    assert reply.status == 200, reply.body
+    settings = reply.json()
+    assert "Segment.io" in settings["integrations"]
+    assert settings["integrations"]["Segment.io"].get("apiHost")
+    assert request(collector.url, "GET", f"/v1/projects/{collector.key}/settings/").status == 200
+    metrics = request(collector.url, "GET", "/metrics").body.decode()
+    assert collector.key not in metrics
+    assert collector.terminate() == 0
+    assert collector.key not in "\n".join(collector.stderr_lines)
+
+
+@pytest.mark.tally_only
 def test_graceful_shutdown_exits_zero(collector, database):
     post(collector.url, "/v1/events", json.dumps([envelope()]).encode(),
          {**collector.auth(), "Content-Type": "application/json"})

@@ -118,6 +118,8 @@ def test_wrong_or_missing_key_is_401_and_stores_nothing(collector, database):
         reply = post(collector.url, "/v1/events", body, {**headers, **NDJSON_GZIP})
         assert reply.status == 401, reply.body
         assert reply.error_code() == "unauthorized"
+        if UNDER_TEST != "baseline":
+            assert reply.headers.get("x-request-id")
         assert b"not-a-key" not in reply.body and b"wrong-key" not in reply.body
     assert count(database) == 0
     assert post(collector.url, "/v1/events", body, {"Authorization": basic(collector.key), **NDJSON_GZIP}).status == 200
