@@ -11,6 +11,7 @@ the transaction that stored them committed (503 with Retry-After when the databa
 Configuration through the environment, as uvicorn's workers are separate processes:
 BASELINE_DATABASE_URL (required), BASELINE_KEYS (a tally keys file; none: no auth)."""
 import base64
+import contextlib
 import datetime
 import hashlib
 import json
@@ -57,17 +58,14 @@ pool = AsyncConnectionPool(os.environ["BASELINE_DATABASE_URL"], min_size=4, max_
                            configure=configure, timeout=5)
 # Months whose partition this process has made sure of (tally.ensure_partitions is idempotent).
 partitions: set[str] = set()
-app = FastAPI(openapi_url=None, docs_url=None, redoc_url=None)
-
-
-@app.on_event("startup")
-async def startup() -> None:
+@contextlib.asynccontextmanager
+async def lifespan(_: FastAPI):
     await pool.open()
-
-
-@app.on_event("shutdown")
-async def shutdown() -> None:
+    yield
     await pool.close()
+
+
+app = FastAPI(openapi_url=None, docs_url=None, redoc_url=None, lifespan=lifespan)
 
 
 def error(status: int, code: str, message: str, headers: dict | None = None) -> JSONResponse:
