@@ -55,7 +55,7 @@ public final class FileSink: EventSink {
         var byDay: [DayFiles.Key: [UInt8]] = [:]
         for event in batch {
             let key = DayFiles.Key(day: event.occurredAt.utcDate, identities: event.kind.isIdentity)
-            event.appendNDJSON(to: &byDay[key, default: []])
+            Self.appendLine(event, to: &byDay[key, default: []])
         }
         // Oldest day first, so a batch of one day (the usual case) is a single write.
         let ordered = byDay.sorted {
@@ -65,6 +65,18 @@ public final class FileSink: EventSink {
         }.map { (key: $0.key, bytes: $0.value) }
         let files = self.files
         try await io.run { _ throws(IOError) in try files.append(ordered) }
+    }
+
+    /// The envelope's NDJSON line, with `corrected_at` (``EventEnvelope/correctedAt``) before its
+    /// closing brace when the event has one: the store keeps the clock-corrected time beside the
+    /// device's own.
+    static func appendLine(_ event: EventEnvelope, to bytes: inout [UInt8]) {
+        event.appendNDJSON(to: &bytes)
+        guard let corrected = event.correctedAt else { return }
+        bytes.removeLast(2)  // "}\n"
+        bytes.append(contentsOf: #","corrected_at":""#.utf8)
+        corrected.appendRFC3339(to: &bytes)
+        bytes.append(contentsOf: "\"}\n".utf8)
     }
 
     public func flush() async throws {

@@ -44,12 +44,13 @@ actor PostgresLoader {
                 event_id uuid NOT NULL, occurred_at timestamptz NOT NULL, name text NOT NULL, feature text NOT NULL,
                 properties jsonb NOT NULL, sent_at timestamptz, received_at timestamptz, user_id text,
                 anonymous_id text, session_id text, context jsonb, schema_version text, violations jsonb,
-                source_id text
+                source_id text, corrected_at timestamptz
             ) ON COMMIT DELETE ROWS;
             CREATE TEMP TABLE IF NOT EXISTS tally_identity_staging (
                 event_id uuid NOT NULL, occurred_at timestamptz NOT NULL, type text NOT NULL, name text NOT NULL,
                 user_id text, anonymous_id text, group_id text, previous_id text, traits jsonb NOT NULL,
-                context jsonb, sent_at timestamptz, received_at timestamptz, source_id text
+                context jsonb, sent_at timestamptz, received_at timestamptz, source_id text,
+                corrected_at timestamptz
             ) ON COMMIT DELETE ROWS;
             """
         )

@@ -6,9 +6,10 @@ import ServiceLifecycle
 import TallyCore
 package import TallyPipeline
 
-/// `tally serve`: the HTTP collector. Builds the routes over a ``GroupCommitter`` and exposes both
-/// as services to run in one `ServiceGroup` (committer first, so that on shutdown the server
-/// stops and answers what is in flight before the committer writes the rest and closes the sinks).
+/// `tally serve`: the HTTP collector. Builds the routes over a ``GroupCommitter`` and the
+/// Hummingbird application that runs both (one `ServiceGroup`: committer first, so that on
+/// shutdown the server stops and answers what is in flight before the committer writes the rest
+/// and closes the sinks).
 package final class Collector: Sendable {
     package let configuration: CollectorConfiguration
     package let committer: GroupCommitter
@@ -44,14 +45,24 @@ package final class Collector: Sendable {
     /// The routes, for the server and for router tests.
     package func makeRouter() -> Router<BasicRequestContext> {
         let router = Router(context: BasicRequestContext.self)
-        router.add(middleware: CollectorMiddleware(metrics: metrics, retryAfterSeconds: configuration.retryAfterSeconds))
+        let posts: [(String, PayloadKind)] =
+            [
+                ("/v1/events", .tally),
+                ("/v1/batch", .segmentBatch), ("/v1/b", .segmentBatch), ("/b", .segmentBatch),
+                ("/batch", .sharedBatch),
+                ("/capture", .posthog), ("/e", .posthog), ("/i/v0/e", .posthog),
+            ] + ["track", "screen", "page", "identify", "group", "alias"].map { ("/v1/\($0)", .segmentCall($0)) }
+        var methods = Dictionary(uniqueKeysWithValues: posts.map { ($0.0, "POST") })
+        for path in ["/healthz", "/readyz", "/metrics"] { methods[path] = "GET" }
+        router.add(
+            middleware: CollectorMiddleware(
+                metrics: metrics,
+                retryAfterSeconds: configuration.retryAfterSeconds,
+                methodsByPath: methods
+            )
+        )
         let routes = CollectorRoutes(collector: self)
-        for (path, kind) in [
-            ("/v1/events", PayloadKind.tally),
-            ("/v1/batch", .segmentBatch), ("/v1/b", .segmentBatch), ("/b", .segmentBatch),
-            ("/batch", .sharedBatch),
-            ("/capture", .posthog), ("/e", .posthog), ("/i/v0/e", .posthog),
-        ] + ["track", "screen", "page", "identify", "group", "alias"].map({ ("/v1/\($0)", .segmentCall($0)) }) {
+        for (path, kind) in posts {
             router.post(RouterPath(path)) { request, context in try await routes.ingest(request, context, kind) }
         }
         router.get("/v1/projects/{writeKey}/settings") { request, context in
@@ -68,17 +79,23 @@ package final class Collector: Sendable {
         -> some ApplicationProtocol
     {
         let readTimeout = TimeAmount.nanoseconds(Self.nanoseconds(configuration.readTimeout))
-        let server = HTTPServerBuilder.http1(
-            configuration: HTTP1Channel.Configuration(
-                additionalChannelHandlers: [ReadTimeoutHandler(timeout: readTimeout)],
-                idleTimeout: .nanoseconds(Self.nanoseconds(configuration.idleTimeout)),
-                httpDecoderConfiguration: .init(
-                    maxHeaderFieldSize: configuration.maxHeaderBytes,
-                    maxHeaderListSize: configuration.maxHeaderBytes,
-                    maxHeaderFieldCount: configuration.maxHeaderCount
-                )
+        let maxRequestBytes = configuration.maxRequestBytes
+        let http1 = HTTP1Channel.Configuration(
+            idleTimeout: .nanoseconds(Self.nanoseconds(configuration.idleTimeout)),
+            httpDecoderConfiguration: .init(
+                maxHeaderFieldSize: configuration.maxHeaderBytes,
+                maxHeaderListSize: configuration.maxHeaderBytes,
+                maxHeaderFieldCount: configuration.maxHeaderCount
             )
         )
+        let server = HTTPServerBuilder { responder in
+            CollectorHTTP1Channel(
+                responder: responder,
+                configuration: http1,
+                readTimeout: readTimeout,
+                maxRequestBytes: maxRequestBytes
+            )
+        }
         return Application(
             router: makeRouter(),
             server: server,
@@ -87,6 +104,10 @@ package final class Collector: Sendable {
                 serverName: nil,
                 availableConnectionsDelegate: MaximumAvailableConnections(configuration.maxConnections, logger: logger)
             ),
+            // The committer runs inside the application's service group, before the server: on
+            // shutdown the server stops accepting and answers what is in flight first, then the
+            // committer writes what is pending and closes the sinks.
+            services: [committer],
             onServerRunning: { channel in await onListening(channel.localAddress?.port ?? 0) },
             logger: logger
         )

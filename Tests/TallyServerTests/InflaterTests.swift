@@ -1,9 +1,12 @@
-import Testing
 import TallyCompression
+import Testing
 
 @Suite("Inflater")
 struct InflaterTests {
-    let text = Array(String(repeating: #"{"name":"episode_list_viewed","occurred_at":"2026-11-22T10:00:00Z"}"# + "\n", count: 200).utf8)
+    let text = Array(
+        String(repeating: #"{"name":"episode_list_viewed","occurred_at":"2026-11-22T10:00:00Z"}"# + "\n", count: 200)
+            .utf8
+    )
 
     @Test("gzip, zlib deflate and raw deflate round-trip, fed a byte at a time too")
     func roundTrip() throws {

@@ -48,6 +48,30 @@ public struct ChildProcess {
         kill(process.processIdentifier, signal)
     }
 
+    /// Reads stderr until a line contains `text` and returns that line (nil at EOF or after
+    /// `timeout`). What it read is no longer in ``wait(timeout:)``'s stderr.
+    public func standardErrorLine(containing text: String, timeout: Duration = .seconds(60)) -> String? {
+        let handle = standardError.fileHandleForReading
+        let found = Locked<String?>(nil)
+        let done = DispatchSemaphore(value: 0)
+        DispatchQueue.global().async {
+            var buffer = ""
+            while true {
+                let data = handle.availableData
+                if data.isEmpty { break }
+                buffer += String(decoding: data, as: UTF8.self)
+                if let line = buffer.split(separator: "\n").first(where: { $0.contains(text) }) {
+                    found.withLock { $0 = String(line) }
+                    break
+                }
+            }
+            done.signal()
+        }
+        let (seconds, _) = timeout.components
+        _ = done.wait(timeout: .now() + .seconds(Int(seconds)))
+        return found.withLock { $0 }
+    }
+
     /// Waits for the exit and returns the status with everything written to stdout and stderr.
     ///
     /// With a `timeout`, a child still running after it is killed (SIGKILL) and the status is

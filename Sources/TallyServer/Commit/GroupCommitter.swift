@@ -21,6 +21,9 @@ package final class GroupCommitter: Service, Sendable {
         package var maxRoundEvents: Int
         /// Retries of a failed round (while a request still waits for it).
         package var retry: RetryPolicy
+        /// A round's write and flush that take longer are cancelled (and retried while someone
+        /// waits): a store that stopped answering does not hold a writer forever.
+        package var writeTimeout: Duration
 
         package init(
             maxPendingEvents: Int = 50_000,
@@ -29,8 +32,10 @@ package final class GroupCommitter: Service, Sendable {
                 maxAttempts: 4,
                 initialBackoff: .milliseconds(100),
                 maxBackoff: .seconds(1)
-            )
+            ),
+            writeTimeout: Duration = .seconds(30)
         ) {
+            self.writeTimeout = writeTimeout
             self.maxPendingEvents = maxPendingEvents
             self.maxRoundEvents = maxRoundEvents
             self.retry = retry
@@ -129,13 +134,21 @@ package final class GroupCommitter: Service, Sendable {
             await withDiscardingTaskGroup { group in
                 group.addTask { await self.expireLoop() }
                 for await _ in wakeups {
-                    while let (round, events, rejected) = state.withLock({ Self.takeRound(&$0) }) {
+                    while let (round, events, rejected) = state.withLock({ self.takeRound(&$0) }) {
                         group.addTask { await self.write(round, events, rejected) }
                     }
                     if state.withLock({ $0.machine.isDrained }) { break }
                 }
                 group.cancelAll()
             }
+            // Cancelled before the queue drained (past the graceful-shutdown limit): requests still
+            // waiting are answered, never left hanging; rounds in flight answered themselves.
+            let stranded = state.withLock { state in
+                state.machine.beginShutdown()
+                defer { state.payloads.removeAll() }
+                return state.payloads.values.map(\.continuation)
+            }
+            for continuation in stranded { continuation.resume(returning: .shuttingDown) }
         } onGracefulShutdown: {
             self.state.withLock { $0.machine.beginShutdown() }
             self.wake.yield()
@@ -152,8 +165,11 @@ package final class GroupCommitter: Service, Sendable {
         while !Task.isCancelled {
             try? await Task.sleep(for: .milliseconds(25))
             let now = ContinuousClock.now
-            let answers = state.withLock { state in
-                state.machine.earliestDeadline.map { $0 <= now } == true ? state.machine.expire(now: now) : []
+            let answers = state.withLock { state -> [(Int, Machine.Answer)] in
+                guard state.machine.earliestDeadline.map({ $0 <= now }) == true else { return [] }
+                let answers = state.machine.expire(now: now)
+                metrics.queueDepth.record(state.machine.pendingEvents)
+                return answers
             }
             if !answers.isEmpty {
                 resume(answers)
@@ -164,8 +180,9 @@ package final class GroupCommitter: Service, Sendable {
 
     /// The next round and what it writes, taken under the lock, so that a request answered
     /// (timed out) from now on changes nothing about the round.
-    private static func takeRound(_ state: inout State) -> (Round, [EventEnvelope], [RejectedEvent])? {
+    private func takeRound(_ state: inout State) -> (Round, [EventEnvelope], [RejectedEvent])? {
         guard let round = state.machine.nextRound() else { return nil }
+        metrics.queueDepth.record(state.machine.pendingEvents)
         var events: [EventEnvelope] = []
         var rejected: [RejectedEvent] = []
         events.reserveCapacity(round.events)
@@ -186,7 +203,9 @@ package final class GroupCommitter: Service, Sendable {
         while true {
             let started = ContinuousClock.now
             do {
-                try await writeOnce(events, rejected)
+                try await withTimeout(configuration.writeTimeout) {
+                    try await self.writeOnce(events, rejected)
+                }
                 metrics.sinkLatency.recordNanoseconds(Self.nanoseconds(ContinuousClock.now - started))
                 succeeded = true
                 break
@@ -215,6 +234,29 @@ package final class GroupCommitter: Service, Sendable {
         }
         resume(answers)
         wake.yield()
+    }
+
+    /// Runs `body`, cancelling it after `timeout` (it then throws ``WriteTimeout``).
+    private func withTimeout(_ timeout: Duration, _ body: @escaping @Sendable () async throws -> Void) async throws {
+        try await withThrowingTaskGroup(of: Bool.self) { group in
+            group.addTask {
+                try await body()
+                return true
+            }
+            group.addTask {
+                try await Task.sleep(for: timeout)
+                return false
+            }
+            let finished = try await group.next() ?? false
+            group.cancelAll()
+            if !finished { throw WriteTimeout(timeout: timeout) }
+        }
+    }
+
+    /// A round's write did not finish in time; it was cancelled.
+    struct WriteTimeout: Error, CustomStringConvertible {
+        var timeout: Duration
+        var description: String { "the sink did not finish the write within \(timeout)" }
     }
 
     private func writeOnce(_ events: [EventEnvelope], _ rejected: [RejectedEvent]) async throws {

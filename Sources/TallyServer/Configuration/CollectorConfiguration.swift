@@ -16,7 +16,7 @@ package struct CollectorConfiguration: Sendable {
     package var maxHeaderCount: Int = 100
     /// A connection with nothing in progress is closed after this long.
     package var idleTimeout: Duration = .seconds(30)
-    /// A request whose head and body have not arrived this long after its head began is closed.
+    /// A request whose head and body have not arrived this long after its first byte is closed.
     package var readTimeout: Duration = .seconds(30)
     /// How long a request waits for its events to be durable before it is answered 503.
     package var requestTimeout: Duration = .seconds(10)

@@ -56,6 +56,29 @@ enum JSONTopLevel {
         return found
     }
 
+    /// The byte ranges of the messages of a Segment or PostHog body, in the order the mappers
+    /// return their results: the elements of its `batch` array (or of a bare array), else the
+    /// whole body as one message. Nil when they cannot be told.
+    static func messageRanges(_ body: UnsafeBufferPointer<UInt8>) -> [Range<Int>]? {
+        let first = body.firstIndex { $0 != 0x20 && $0 != 0x0A && $0 != 0x0D && $0 != 0x09 }
+        guard let first else { return nil }
+        if body[first] == UInt8(ascii: "[") { return try? arrayElements(body) }
+        var ranges: [Range<Int>]?
+        var sawBatch = false
+        forEachMember(body) { (name, parser) throws(JSONError) in
+            guard name.elementsEqual("batch".utf8), parser.peek() == UInt8(ascii: "[") else { return false }
+            sawBatch = true
+            let start = parser.offset
+            try parser.skipValue(depth: 0)
+            let end = parser.offset
+            ranges = try? arrayElements(UnsafeBufferPointer(rebasing: body[start..<end])).map {
+                ($0.lowerBound + start)..<($0.upperBound + start)
+            }
+            return false
+        }
+        return sawBatch ? ranges : [0..<body.count]
+    }
+
     /// The byte ranges of the elements of a top-level array.
     /// - Throws: ``JSONError`` when the body is not a well-formed array.
     static func arrayElements(_ body: UnsafeBufferPointer<UInt8>) throws(JSONError) -> [Range<Int>] {

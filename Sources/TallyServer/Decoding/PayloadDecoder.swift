@@ -101,7 +101,7 @@ struct PayloadDecoder {
             let event: EventEnvelope
             do throws(EnvelopeDecodingError) {
                 event = try Self.tallyDecoder.decodeDerivingMissingID(bytes)
-            } catch where error.code == .malformedJSON {
+            } catch  where error.code == .malformedJSON {
                 throw CollectorError(.badRequest, .invalidJSON, "event \(index): \(error.message)", index: index)
             } catch {
                 reject(
@@ -133,15 +133,19 @@ struct PayloadDecoder {
         decoded.events.reserveCapacity(results.count)
         results.reverse()
         var index = 0
+        // The raw messages, for the dead letters of those that cannot be decoded (found only then).
+        var ranges: [Range<Int>]??
         while let next = results.popLast() {
             switch next {
             case .success(let event):
                 try accept(event, format: result.format, index: index, into: &decoded)
             case .failure(let error):
+                if ranges == nil { ranges = .some(JSONTopLevel.messageRanges(body)) }
+                let range = ranges??.count == result.results.count ? ranges??[index] : nil
                 reject(
                     EventViolation(ReasonCode(error.code), path: error.path, message: error.message),
                     index: index,
-                    raw: nil,
+                    raw: range.map { Array(body[$0]) },
                     into: &decoded
                 )
             }
@@ -158,7 +162,7 @@ struct PayloadDecoder {
         let result = sender.validator.validate(event)
         guard result.isValid else {
             var first = result.violations[0]
-            if first.code == .tooLarge, first.path == "$" {
+            if result.violations.contains(where: { $0.code == .tooLarge && $0.path == "$" }) {
                 throw CollectorError(
                     .badRequest,
                     .eventTooLarge,

@@ -84,7 +84,7 @@ struct BodyReader {
     private func feed(_ inflater: Inflater, _ bytes: UnsafeRawBufferPointer, into output: inout [UInt8]) throws {
         do {
             try inflater.feed(bytes, into: &output)
-        } catch where error.code == .tooLarge || error.code == .ratioExceeded {
+        } catch  where error.code == .tooLarge || error.code == .ratioExceeded {
             throw CollectorError(.contentTooLarge, .decompressedTooLarge, error.message)
         } catch {
             throw CollectorError(.badRequest, .invalidEncoding, error.message)

@@ -9,6 +9,9 @@ import TallyCore
 struct CollectorMiddleware<Context: RequestContext>: RouterMiddleware {
     let metrics: CollectorMetrics
     let retryAfterSeconds: Int
+    /// The method of each fixed route (trailing slash left out): a route asked with another
+    /// method is answered 405 with `Allow`, not 404.
+    let methodsByPath: [String: String]
 
     func handle(_ request: Request, context: Context, next: (Request, Context) async throws -> Response)
         async throws -> Response
@@ -19,6 +22,12 @@ struct CollectorMiddleware<Context: RequestContext>: RouterMiddleware {
             response = try await next(request, context)
         } catch let error as CollectorError {
             response = Self.reply(error, retryAfter: retryAfterSeconds)
+        } catch let error as HTTPError where error.status == .notFound && allowedMethod(request) != nil {
+            response = Self.reply(
+                CollectorError(.methodNotAllowed, .methodNotAllowed, "this route takes \(allowedMethod(request)!)"),
+                retryAfter: retryAfterSeconds
+            )
+            response.headers[.allow] = allowedMethod(request)
         } catch let error as HTTPError {
             let code: CollectorError.Code =
                 switch error.status {
@@ -47,6 +56,12 @@ struct CollectorMiddleware<Context: RequestContext>: RouterMiddleware {
             nanoseconds: seconds * 1_000_000_000 + attoseconds / 1_000_000_000
         )
         return response
+    }
+
+    private func allowedMethod(_ request: Request) -> String? {
+        var path = Substring(request.uri.path)
+        while path.count > 1, path.hasSuffix("/") { path = path.dropLast() }
+        return methodsByPath[String(path)]
     }
 
     /// The JSON reply of `error`, with `Retry-After` on 429 and 503.

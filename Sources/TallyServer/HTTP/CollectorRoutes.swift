@@ -145,7 +145,9 @@ struct CollectorRoutes: Sendable {
         return Response(
             status: ready ? .ok : .serviceUnavailable,
             headers: [.contentType: "application/json"],
-            body: ResponseBody(byteBuffer: ByteBuffer(string: ready ? #"{"status":"ready"}"# : #"{"status":"unavailable"}"#))
+            body: ResponseBody(
+                byteBuffer: ByteBuffer(string: ready ? #"{"status":"ready"}"# : #"{"status":"unavailable"}"#)
+            )
         )
     }
 

@@ -69,7 +69,11 @@ package final class CollectorMetrics: Sendable {
         let dimensions = [("route", pattern), ("method", method), ("status", String(status))]
         let counter = requestCounters.withLock { counters in
             if let counter = counters[key] { return counter }
-            let counter = CoreMetrics.Counter(label: "tally_collector_requests_total", dimensions: dimensions, factory: factory)
+            let counter = CoreMetrics.Counter(
+                label: "tally_collector_requests_total",
+                dimensions: dimensions,
+                factory: factory
+            )
             counters[key] = counter
             return counter
         }

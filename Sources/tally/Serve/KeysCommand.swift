@@ -35,7 +35,9 @@ struct KeysCommand: AsyncParsableCommand {
         var registry: String?
 
         func validate() throws {
-            guard !source.isEmpty, source.count <= 100 else { throw ValidationError("--source must be 1 to 100 characters.") }
+            guard !source.isEmpty, source.count <= 100 else {
+                throw ValidationError("--source must be 1 to 100 characters.")
+            }
             if let feature, let problem = NamingRules.problemWithSentName(feature) {
                 throw ValidationError("--feature \(problem)")
             }
@@ -52,7 +54,12 @@ struct KeysCommand: AsyncParsableCommand {
             }
             let key = WriteKeysFile.makeKey()
             file.keys.append(
-                WriteKeysFile.Entry(sha256: WriteKeysFile.hash(key), source: source, feature: feature, registry: registry)
+                WriteKeysFile.Entry(
+                    sha256: WriteKeysFile.hash(key),
+                    source: source,
+                    feature: feature,
+                    registry: registry
+                )
             )
             do {
                 try file.save(keys)

@@ -68,7 +68,7 @@ struct ServeCommand: AsyncParsableCommand {
     @Option(name: .long, help: "Refuse compressed bodies that inflate more than this many times (413).")
     var maxCompressionRatio = 100
 
-    @Option(name: .long, help: "The largest header block, in bytes (431 above).")
+    @Option(name: .long, help: "The largest header field, and the whole header block, in bytes (400 and close above).")
     var maxHeaderBytes = 16 * 1024
 
     @Option(name: .long, help: "The most header fields of a request.")
@@ -77,7 +77,10 @@ struct ServeCommand: AsyncParsableCommand {
     @Option(name: .long, help: "Close connections idle this many seconds.")
     var idleTimeout = 30.0
 
-    @Option(name: .long, help: "Close connections whose request has not arrived this many seconds after it began.")
+    @Option(
+        name: .long,
+        help: "Close connections whose request has not arrived whole this many seconds after its first byte."
+    )
     var readTimeout = 30.0
 
     @Option(name: .long, help: "Answer 503 when events are not durable this many seconds after the request arrived.")
@@ -133,7 +136,10 @@ struct ServeCommand: AsyncParsableCommand {
                 try Directory.create(store.path)
                 try Directory.checkWritable(store.path)
             } catch {
-                throw CommandFailure(.cannotCreate, "cannot write to \(store.path) (\(error)); choose another --data-dir")
+                throw CommandFailure(
+                    .cannotCreate,
+                    "cannot write to \(store.path) (\(error)); choose another --data-dir"
+                )
             }
             eventSink = FileSink(directory: store.path, logger: logger)
             rejectSink = FileRejectSink(root: store.path)
@@ -169,12 +175,8 @@ struct ServeCommand: AsyncParsableCommand {
             try? FileDescriptorWriter.writeAll(Array(line.utf8), to: STDERR_FILENO, path: "<stderr>")
         }
         var group = ServiceGroupConfiguration(
-            services: [
-                // The committer first: the group stops services in reverse order, so the server stops
-                // accepting and answers what is in flight before the committer drains and closes the sinks.
-                .init(service: collector.committer),
-                .init(service: application, successTerminationBehavior: .gracefullyShutdownGroup),
-            ],
+            // The application runs the committer in its own group, stopped after the server.
+            services: [.init(service: application)],
             gracefulShutdownSignals: [.sigterm, .sigint],
             logger: logger
         )
@@ -205,7 +207,10 @@ struct ServeCommand: AsyncParsableCommand {
         for directory in Set(file.keys.compactMap(\.registry)) {
             let path = directory.hasPrefix("/") || base.isEmpty ? directory : base + "/" + directory
             do {
-                validators[directory] = EventValidator(registry: try SchemaRegistry.load(directory: path), limits: limits)
+                validators[directory] = EventValidator(
+                    registry: try SchemaRegistry.load(directory: path),
+                    limits: limits
+                )
             } catch {
                 Terminal.error("the registry \(path) of a key has problems:")
                 for problem in error.problems { Terminal.error("  \(problem)") }

@@ -1,0 +1,123 @@
+import Foundation
+import TallyTestSupport
+import Testing
+
+/// What only a real socket shows: `Expect: 100-continue` answered, a request trickled in closed
+/// by the read timeout, an idle connection closed, too many headers refused. The file sink, no key.
+@Suite("tally serve, live limits", .serialized)
+struct LiveLimitsTests {
+    static func start(_ work: String) throws -> (ChildProcess, Int) {
+        let child = try ChildProcess(
+            "tally",
+            arguments: [
+                "serve", "--port", "0", "--allow-anonymous", "--data-dir", work + "/data", "--read-timeout", "1",
+                "--idle-timeout", "6", "--max-header-count", "20",
+            ]
+        )
+        let line = try #require(child.standardErrorLine(containing: "listening on"))
+        return (child, try #require(Int(line.split(separator: ":").last ?? "")))
+    }
+
+    /// Runs a Python snippet with the port as its argument; returns what it printed.
+    static func python(_ code: String, port: Int) throws -> String {
+        let result = try Script.run(["-c", #"python3 -c "$1" "$2""#, "py", code, String(port)], timeout: .seconds(60))
+        return result.stdout.trimmingCharacters(in: .whitespacesAndNewlines)
+    }
+
+    @Test("100-continue, read and idle timeouts, header count")
+    func limits() throws {
+        let work = NSTemporaryDirectory() + "tally-serve-limits-" + UUID().uuidString
+        try FileManager.default.createDirectory(atPath: work, withIntermediateDirectories: true)
+        defer { try? FileManager.default.removeItem(atPath: work) }
+        let (child, port) = try Self.start(work)
+
+        // curl waits up to --expect100-timeout for the 100 before it sends the body.
+        let line = #"{"name":"episode_list_viewed","occurred_at":"2026-11-22T10:00:00Z"}"#
+        try (line + "\n").write(toFile: work + "/one.ndjson", atomically: true, encoding: .utf8)
+        let started = ContinuousClock.now
+        let curl = try Script.run([
+            "-c",
+            #"curl -s -o /dev/null -w '%{http_code}' --expect100-timeout 30 -H 'Expect: 100-continue' --data-binary @"$1" "$2""#,
+            "curl", work + "/one.ndjson", "http://127.0.0.1:\(port)/v1/events",
+        ])
+        #expect(curl.stdout == "200")
+        #expect(ContinuousClock.now - started < .seconds(20), "the 100 came from the server, not curl's timeout")
+
+        // A head that stops arriving: closed by the read timeout (1 s), which runs from the
+        // request's first byte, well before the idle timeout (6 s).
+        let head = try Self.python(
+            """
+            import socket, sys, time
+            s = socket.create_connection(("127.0.0.1", int(sys.argv[1])))
+            s.sendall(b"POST /v1/ev")
+            t = time.time()
+            s.settimeout(30)
+            try:
+                while s.recv(4096): pass
+            except Exception as e:
+                print("error", e); sys.exit()
+            print("closed", round(time.time() - t))
+            """,
+            port: port
+        )
+        #expect(head.hasPrefix("closed"), "\(head)")
+        #expect((Int(head.split(separator: " ").last ?? "") ?? 99) < 5, "\(head)")
+
+        // A body that stops arriving: the connection is closed by the read timeout (1 s).
+        let trickled = try Self.python(
+            """
+            import socket, sys, time
+            s = socket.create_connection(("127.0.0.1", int(sys.argv[1])))
+            s.sendall(b"POST /v1/events HTTP/1.1\\r\\nHost: x\\r\\nContent-Length: 1000\\r\\n\\r\\n{")
+            t = time.time()
+            s.settimeout(30)
+            try:
+                while s.recv(4096): pass
+            except Exception as e:
+                print("error", e); sys.exit()
+            print("closed", round(time.time() - t))
+            """,
+            port: port
+        )
+        #expect(trickled.hasPrefix("closed"), "\(trickled)")
+        #expect((Int(trickled.split(separator: " ").last ?? "") ?? 99) < 5, "\(trickled)")
+
+        // A connection that sends nothing is closed by the idle timeout (2 s).
+        let idle = try Self.python(
+            """
+            import socket, sys, time
+            s = socket.create_connection(("127.0.0.1", int(sys.argv[1])))
+            t = time.time()
+            s.settimeout(30)
+            try:
+                while s.recv(4096): pass
+            except Exception as e:
+                print("error", e); sys.exit()
+            print("closed", round(time.time() - t))
+            """,
+            port: port
+        )
+        #expect(idle.hasPrefix("closed"), "\(idle)")
+        #expect(
+            (Int(idle.split(separator: " ").last ?? "") ?? 0) >= 5,
+            "the idle timeout, not the read timeout: \(idle)"
+        )
+
+        // More header fields than --max-header-count: 400 and closed.
+        let headers = try Self.python(
+            """
+            import socket, sys
+            s = socket.create_connection(("127.0.0.1", int(sys.argv[1])))
+            extra = "".join("X-H%d: v\\r\\n" % i for i in range(50))
+            s.sendall(("GET /healthz HTTP/1.1\\r\\nHost: x\\r\\n" + extra + "\\r\\n").encode())
+            s.settimeout(30)
+            print(s.recv(4096).split(b"\\r\\n")[0].decode())
+            """,
+            port: port
+        )
+        #expect(headers.hasPrefix("HTTP/1.1 4"), "\(headers)")
+
+        child.signal(SIGTERM)
+        #expect(child.wait(timeout: .seconds(60)).status == 0)
+    }
+}
