@@ -30,7 +30,8 @@ struct BodyReader {
         var inflated: [UInt8] = []
         var decided = encoding != nil
         if let encoding { inflater = try makeInflater(encoding) }
-        for try await buffer in request.body {
+        var iterator = request.body.makeAsyncIterator()
+        while let buffer = try await Self.next(&iterator) {
             sent += buffer.readableBytes
             if sent > limits.maxRequestBytes { throw tooLarge(sent) }
             if !decided {
@@ -59,6 +60,20 @@ struct BodyReader {
             throw CollectorError(.badRequest, .invalidEncoding, error.message)
         }
         return inflated
+    }
+
+    /// The next chunk of the body; a body that cannot be read (the connection half-closed in the
+    /// middle, a broken chunked encoding) is the client's fault: 400, not 500.
+    private static func next(_ iterator: inout RequestBody.AsyncIterator) async throws -> ByteBuffer? {
+        do {
+            return try await iterator.next()
+        } catch {
+            throw CollectorError(
+                .badRequest,
+                .invalidBody,
+                "the body could not be read: it ended early or its chunked encoding is broken"
+            )
+        }
     }
 
     private func tooLarge(_ bytes: Int) -> CollectorError {

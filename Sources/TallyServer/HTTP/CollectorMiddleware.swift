@@ -51,11 +51,20 @@ struct CollectorMiddleware<Context: RequestContext>: RouterMiddleware {
         let (seconds, attoseconds) = elapsed.components
         metrics.request(
             route: context.endpointPath ?? "unmatched",
-            method: request.method.rawValue,
+            method: Self.methodLabel(request.method),
             status: Int(response.status.code),
             nanoseconds: seconds * 1_000_000_000 + attoseconds / 1_000_000_000
         )
         return response
+    }
+
+    /// The standard methods by name, anything else as `other`: a label's values stay few
+    /// whatever clients send.
+    static func methodLabel(_ method: HTTPRequest.Method) -> String {
+        switch method {
+        case .get, .post, .put, .delete, .patch, .head, .options: method.rawValue
+        default: "other"
+        }
     }
 
     private func allowedMethod(_ request: Request) -> String? {
