@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # The performance figures, each next to its baseline in the same run (release build): the
 # in-process benchmarks (tally-bench), then the PostgreSQL ones (scripts/bench-postgres.sh, on a
-# throwaway cluster).
+# throwaway cluster), then the HTTP collector (scripts/bench-collector.sh: tally serve under wrk
+# against tally ingest and a FastAPI baseline, on a throwaway cluster of its own).
 #   scripts/bench.sh           full run (15 rounds; PostgreSQL: 200k events, 7 rounds and 15 for rollup
 #                              upkeep, 1M-event summary)
 #   scripts/bench.sh --quick   a smoke run
@@ -16,6 +17,8 @@ swift build -c release --product tally >&2  # the memory benchmark runs the real
 .build/release/tally-bench "$@"
 case " $* " in
     *" --only "*) ;;
-    *" --quick "*) echo; TALLY_BENCH_ROUNDS=3 TALLY_BENCH_PAIRS=5 scripts/bench-postgres.sh 50000 200000 ;;
-    *) echo; scripts/bench-postgres.sh ;;
+    *" --quick "*)
+        echo; TALLY_BENCH_ROUNDS=3 TALLY_BENCH_PAIRS=5 scripts/bench-postgres.sh 50000 200000
+        echo; scripts/bench-collector.sh 600000 2 3 ;;
+    *) echo; scripts/bench-postgres.sh; echo; scripts/bench-collector.sh ;;
 esac

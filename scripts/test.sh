@@ -4,14 +4,24 @@
 #
 #   scripts/test.sh            everything: unit, PostgreSQL, process and fault tests, then the
 #                              concurrency tests again under ThreadSanitizer
-#   scripts/test.sh --filter X passes the rest to `swift test` (no ThreadSanitizer pass)
+#   scripts/test.sh --filter X passes the rest to `swift test` (no ThreadSanitizer pass, no collector tests)
+#   scripts/test.sh --collector [PYTEST ARGS]   only the collector tests (Tests/collector, pytest: real
+#                              Segment/PostHog clients, faults, hostile traffic, TLS proxy, deploy units)
 set -euo pipefail
 cd "$(dirname "$0")/.."
 source scripts/lib/common.sh
 source scripts/lib/postgres.sh
+source scripts/lib/python.sh
+collector_only=""
+if [ "${1:-}" = "--collector" ]; then
+    collector_only=1
+    shift
+fi
 
 tally_find_swift
 tally_install_system_packages
+tally_collector_tools
+tally_python_env
 
 tally_log "checking formatting (swift format, .swift-format)"
 swift format lint --strict -r Package.swift Sources Tests Examples Benchmarks
@@ -42,9 +52,17 @@ tally_log "PostgreSQL on 127.0.0.1:$TALLY_PG_PORT ($work/postgres)"
 export TALLY_CONFORMANCE_DIR="${TALLY_CONFORMANCE_DIR:-$(cd .. && pwd)/shared/external-data}"
 # Every PostgreSQL test runs here: one that finds no database fails instead of skipping.
 export TALLY_TEST_REQUIRE_DATABASE=1
-tally_log "running the tests"
-swift test --skip-build "$@"
-if [ $# -eq 0 ]; then
+if [ -z "$collector_only" ]; then
+    tally_log "running the tests"
+    swift test --skip-build "$@"
+fi
+if [ $# -eq 0 ] || [ -n "$collector_only" ]; then
+    # The collector as a process under real clients and hostile traffic, on the same cluster (each
+    # test makes its own database); the PostgreSQL restart test restarts this cluster.
+    tally_log "running the collector tests (Tests/collector, pytest)"
+    TALLY_BIN="$PWD/.build/debug/tally" "$TALLY_PYTHON" -m pytest -p no:cacheprovider -q -rs Tests/collector "$@"
+fi
+if [ $# -eq 0 ] && [ -z "$collector_only" ]; then
     # The targets that need no PostgreSQL, under ThreadSanitizer (its own build directory; a race
     # report fails the run).
     tally_log "running the pipeline, file store, ingest and tracking tests under ThreadSanitizer"

@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # Installs tally's scheduled ingest on a systemd host (as root): the tally system user, the spool
 # and data directories, the environment file (mode 0600, owned by tally), the spool script and
-# the units. Idempotent; an existing /etc/tally/tally.env is kept.
+# the units (the collector's tally-serve.service is installed, not enabled). Idempotent; an
+# existing /etc/tally/tally.env is kept.
 #
 #   deploy/systemd/install.sh [--tally /path/to/tally]     (default: .build/release/tally)
 set -euo pipefail
@@ -19,11 +20,15 @@ install -m 0644 "$here"/../../sql/*.sql /usr/local/share/tally/sql/
 install -m 0755 "$here/tally-spool-ingest" /usr/local/lib/tally/tally-spool-ingest
 [ -e /etc/tally/tally.env ] || install -o tally -g tally -m 0600 "$here/tally.env.example" /etc/tally/tally.env
 chown tally:tally /etc/tally/tally.env && chmod 0600 /etc/tally/tally.env
-install -m 0644 "$here"/tally-ingest.{service,path,timer} /etc/systemd/system/
+install -m 0644 "$here"/tally-ingest.{service,path,timer} "$here"/tally-serve.service /etc/systemd/system/
+# The collector's keys: hashes only, written by `tally keys add` as root, read by the service.
+[ -e /etc/tally/keys.json ] || { echo '{"keys":[]}' >/etc/tally/keys.json; }
+chown root:tally /etc/tally/keys.json && chmod 0640 /etc/tally/keys.json
 if command -v systemctl >/dev/null && [ -d /run/systemd/system ]; then
     systemctl daemon-reload
     systemctl enable --now tally-ingest.path tally-ingest.timer
     echo "enabled tally-ingest.path and tally-ingest.timer; edit /etc/tally/tally.env (DATABASE_URL)"
+    echo "the collector: tally keys add --keys /etc/tally/keys.json --source NAME, then systemctl enable --now tally-serve"
 else
     echo "installed; systemd is not running here: enable tally-ingest.path and tally-ingest.timer on the host"
 fi

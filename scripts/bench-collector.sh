@@ -1,0 +1,182 @@
+#!/usr/bin/env bash
+# The collector benchmark (release build, its own throwaway PostgreSQL), the same events each time:
+#   (a) tally ingest --sink postgres of an NDJSON file                       → events/s
+#   (b) tally serve --sink postgres under wrk (32 connections, gzip 100-event
+#       NDJSON bodies cycled by Benchmarks/collector-load/post-bodies.lua)   → events/s acknowledged
+#       then paced at 80 % of that rate (wrk's Lua delay())                  → p50 / p99 latency
+#   (c) the FastAPI + uvicorn + psycopg baseline (Benchmarks/collector-baseline) under the same load
+# with the collectors' peak RSS, medians over rounds, ratios serve/ingest (target ≥ 0.6) and
+# serve/baseline (target ≥ 4). A run counts only 2xx answers as events (wrk's non-2xx and socket
+# errors are failures, printed), and checks that the rows stored cover every acknowledged event.
+#   scripts/bench-collector.sh [EVENTS] [ROUNDS] [SECONDS]   (defaults 1200000, 5, 5: enough bodies that
+#   wrk never wraps around to events already sent, up to ~200k events/s)
+set -euo pipefail
+cd "$(dirname "$0")/.."
+source scripts/lib/common.sh
+source scripts/lib/postgres.sh
+source scripts/lib/python.sh
+tally_find_swift
+tally_install_system_packages
+tally_collector_tools
+tally_python_env
+swift build -c release --product tally >&2
+events="${1:-1200000}"
+rounds="${2:-5}"
+seconds="${3:-5}"
+connections=32
+threads=2
+tally=.build/release/tally
+work=$(mktemp -d /tmp/tally-bench-collector.XXXXXX)
+chmod 755 "$work"
+collector_pid=""
+stop_collector() {
+    if [ -n "$collector_pid" ]; then
+        kill -TERM "$collector_pid" 2>/dev/null || true
+        wait "$collector_pid" 2>/dev/null || true
+        collector_pid=""
+    fi
+}
+trap 'stop_collector; tally_pg_stop; rm -rf "$work"' EXIT
+tally_pg_start "$work/postgres"
+url="$TALLY_TEST_DATABASE_URL"
+"$tally" migrate --database-url "$url" >/dev/null
+# As in bench-postgres.sh: every run loads into emptied tables; autovacuum would otherwise work on
+# one run's rows during the next.
+psql "$url" -qc "ALTER SYSTEM SET autovacuum = off" -c "SELECT pg_reload_conf()" >/dev/null
+reset() { psql "$url" -qc "TRUNCATE tally.events, tally.rollup_hourly, tally.daily_actor_sets, tally.failed_events" -c CHECKPOINT >/dev/null; }
+stored() { psql "$url" -tAc "SELECT count(*) FROM tally.events"; }
+median() { printf '%s\n' "$@" | sort -g | awk '{ v[NR] = $1 } END { print (NR % 2) ? v[(NR + 1) / 2] : (v[NR / 2] + v[NR / 2 + 1]) / 2 }'; }
+
+tally_log "generating $events events and their 100-event gzip bodies"
+"$tally" generate --events "$events" >"$work/events.ndjson"
+"$TALLY_PYTHON" Benchmarks/collector-load/bodies.py "$work/events.ndjson" "$work/bodies.bin" "$work/lengths.txt"
+key=$("$tally" keys add --keys "$work/keys.json" --source bench)
+
+# start_collector serve|baseline: starts it in the background, waits for its listening line,
+# sets $collector_pid and $port.
+start_collector() {
+    local log="$work/collector.log"
+    : >"$log"
+    case "$1" in
+        serve) "$tally" serve --port 0 --sink postgres --database-url "$url" --data-dir "$work/data" \
+            --keys "$work/keys.json" 2>"$log" & ;;
+        baseline) "$TALLY_PYTHON" Benchmarks/collector-baseline/serve.py --port 0 --database-url "$url" \
+            --keys "$work/keys.json" --workers 2 2>"$log" & ;;
+    esac
+    collector_pid=$!
+    for _ in $(seq 600); do
+        port=$(sed -n 's/.*listening on http:\/\/[^:]*:\([0-9]*\).*/\1/p' "$log" | head -1)
+        [ -n "$port" ] && return 0
+        kill -0 "$collector_pid" 2>/dev/null || break
+        sleep 0.1
+    done
+    cat "$log" >&2
+    echo "error: the $1 collector did not start" >&2
+    return 1
+}
+# Peak resident set of the collector: the sum of VmHWM over its process and its children (uvicorn's
+# workers), in MiB.
+peak_rss() {
+    local pids total=0 pid kib
+    pids="$1 $(pgrep -P "$1" | tr '\n' ' ')"
+    for pid in $pids; do
+        kib=$(awk '/^VmHWM:/ { print $2 }' "/proc/$pid/status" 2>/dev/null || echo 0)
+        total=$((total + ${kib:-0}))
+    done
+    echo $((total / 1024))
+}
+# load DELAY_MS: wrk against $port; sets $rate (events/s acknowledged), $p50 / $p99 (ms), $failed
+# (non-2xx answers and socket errors) and checks the stored rows.
+load() {
+    local out result requests non2xx errors duration rows acknowledged
+    out=$(wrk -t"$threads" -c"$connections" -d"${seconds}s" --timeout 30s -s Benchmarks/collector-load/post-bodies.lua \
+        "http://127.0.0.1:$port/v1/events" -- "$work/bodies.bin" "$work/lengths.txt" "$key" "$threads" "$1")
+    result=$(grep '^RESULT' <<<"$out")
+    requests=$(sed 's/.*requests=\([0-9]*\).*/\1/' <<<"$result")
+    non2xx=$(sed 's/.*non2xx=\([0-9]*\).*/\1/' <<<"$result")
+    errors=$(sed 's/.*errors=\([0-9]*\).*/\1/' <<<"$result")
+    duration=$(sed 's/.*duration_us=\([0-9]*\).*/\1/' <<<"$result")
+    p50=$(sed 's/.*p50_us=\([0-9]*\).*/\1/' <<<"$result" | awk '{ printf "%.1f", $1 / 1000 }')
+    p99=$(sed 's/.*p99_us=\([0-9]*\).*/\1/' <<<"$result" | awk '{ printf "%.1f", $1 / 1000 }')
+    failed=$((non2xx + errors))
+    acknowledged=$(((requests - non2xx) * 100))
+    rate=$(awk -v n="$acknowledged" -v us="$duration" 'BEGIN { printf "%.0f", n / (us / 1e6) }')
+    rows=$(stored)
+    # Every acknowledged event is stored; more rows are the ≤ $connections requests in flight when
+    # wrk stopped. Fewer rows than acknowledged: the bodies wrapped around (re-sends are
+    # duplicates), and the figure would count them: more events are needed.
+    if [ "$rows" -lt "$acknowledged" ]; then
+        echo "error: $acknowledged events acknowledged but $rows stored (bodies wrapped? use more EVENTS)" >&2
+        return 1
+    fi
+    [ -z "${TALLY_BENCH_VERBOSE:-}" ] || echo "  $1 ms delay: $requests requests, $non2xx non-2xx, $errors errors, $rows rows, $rate events/s, p50 $p50 ms, p99 $p99 ms" >&2
+}
+
+ingest_runs=(); serve_runs=(); baseline_runs=(); serve_ratio=(); baseline_ratio=()
+serve_rss=(); baseline_rss=(); ingest_rss=(); serve_failed=0; baseline_failed=0
+for round in $(seq "$rounds"); do
+    tally_log "round $round of $rounds"
+    reset
+    start=$(date +%s.%N)
+    ingest_kib=$("$TALLY_PYTHON" -c 'import resource, subprocess, sys
+run = subprocess.run(sys.argv[1:], stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True)
+if run.returncode: sys.exit(run.stderr)
+print(resource.getrusage(resource.RUSAGE_CHILDREN).ru_maxrss)' \
+        "$tally" ingest "$work/events.ndjson" --sink postgres --database-url "$url" --quiet --data-dir "$work/ingest-data")
+    end=$(date +%s.%N)
+    [ "$(stored)" = "$events" ] || { echo "error: tally ingest stored $(stored) of $events" >&2; exit 1; }
+    i=$(awk -v n="$events" -v s="$start" -v e="$end" 'BEGIN { printf "%.0f", n / (e - s) }')
+    ingest_runs+=("$i"); ingest_rss+=("$((ingest_kib / 1024))")
+
+    reset
+    start_collector serve
+    load 0
+    serve_runs+=("$rate"); serve_failed=$((serve_failed + failed)); serve_rss+=("$(peak_rss "$collector_pid")")
+    stop_collector
+    s="$rate"
+
+    reset
+    start_collector baseline
+    load 0
+    baseline_runs+=("$rate"); baseline_failed=$((baseline_failed + failed)); baseline_rss+=("$(peak_rss "$collector_pid")")
+    stop_collector
+
+    serve_ratio+=("$(echo "$s / $i" | bc -l)"); baseline_ratio+=("$(echo "$s / $rate" | bc -l)")
+done
+s=$(median "${serve_runs[@]}"); i=$(median "${ingest_runs[@]}"); b=$(median "${baseline_runs[@]}")
+
+# 80 % of the median serve rate, paced per connection: a connection that waits P ms after each
+# answer that took L ms sends 1000 / (P + L) requests a second, so C = connections × 100 events ×
+# 1000 ms over P + L is the rate. L falls as the load does, so P is found by two calibration runs,
+# each taking L from the rate the previous one reached: L = C / rate − P, then P = C / target − L.
+target=$(awk -v s="$s" 'BEGIN { printf "%.0f", 0.8 * s }')
+c=$((connections * 100 * 1000))
+pause=$(awk -v c="$c" -v t="$target" 'BEGIN { printf "%.0f", c / t }')
+reset
+start_collector serve
+for calibration in 1 2; do
+    load "$pause"
+    pause=$(awk -v c="$c" -v t="$target" -v r="$rate" -v p="$pause" 'BEGIN { l = c / r - p; p = c / t - l; if (p < 0) p = 0; printf "%.0f", p }')
+    reset
+done
+paced_rates=(); paced_p50=(); paced_p99=(); paced_failed=0
+for round in $(seq "$rounds"); do
+    reset
+    load "$pause"
+    paced_rates+=("$rate"); paced_p50+=("$p50"); paced_p99+=("$p99"); paced_failed=$((paced_failed + failed))
+done
+paced_rss=$(peak_rss "$collector_pid")
+stop_collector
+
+echo "Collectors into PostgreSQL, the same $events generated events (tally generate); gzip NDJSON bodies of"
+echo "100 events, wrk -t$threads -c$connections -d${seconds}s (Debian's wrk, Benchmarks/collector-load/post-bodies.lua);"
+echo "medians of $rounds rounds, ratios the median of the per-round ratios; events/s count 2xx answers only"
+printf '  tally ingest --sink postgres (NDJSON file)    %8.0f events/s   peak RSS %4.0f MiB\n' "$i" "$(median "${ingest_rss[@]}")"
+printf '  tally serve --sink postgres (wrk)             %8.0f events/s   peak RSS %4.0f MiB   %d failed requests\n' \
+    "$s" "$(median "${serve_rss[@]}")" "$serve_failed"
+printf '  FastAPI + uvicorn (2 workers) + psycopg       %8.0f events/s   peak RSS %4.0f MiB   %d failed requests\n' \
+    "$b" "$(median "${baseline_rss[@]}")" "$baseline_failed"
+printf '  serve / ingest    %.2f×  (target ≥ 0.6×)\n' "$(median "${serve_ratio[@]}")"
+printf '  serve / baseline  %.2f×  (target ≥ 4×)\n' "$(median "${baseline_ratio[@]}")"
+printf '  tally serve paced at 80 %% (%d events/s asked, %.0f served): p50 %.1f ms, p99 %.1f ms, peak RSS %d MiB, %d failed\n' \
+    "$target" "$(median "${paced_rates[@]}")" "$(median "${paced_p50[@]}")" "$(median "${paced_p99[@]}")" "$paced_rss" "$paced_failed"

@@ -1,0 +1,36 @@
+# The Python side of the collector tests and benchmarks: a virtual environment under
+# .build/python with the pinned packages of Tests/collector/requirements.txt (real Segment and
+# PostHog clients, pytest, the FastAPI baseline), and the system tools they drive (wrk, nginx).
+# shellcheck shell=bash
+
+# tally_python_env: creates or updates .build/python; prints nothing, exports TALLY_PYTHON (its
+# interpreter). Fast when the environment already matches the requirements (a stamp holds their hash).
+tally_python_env() {
+    local root venv requirements stamp hash
+    root=$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd)
+    venv="$root/.build/python"
+    requirements="$root/Tests/collector/requirements.txt"
+    stamp="$venv/.requirements.sha256"
+    hash=$(sha256sum "$requirements" | cut -d' ' -f1)
+    export TALLY_PYTHON="$venv/bin/python"
+    if [ -x "$TALLY_PYTHON" ] && [ "$(cat "$stamp" 2>/dev/null)" = "$hash" ]; then return 0; fi
+    tally_log "preparing the Python environment (.build/python, Tests/collector/requirements.txt)"
+    if [ ! -x "$TALLY_PYTHON" ]; then
+        mkdir -p "$root/.build"
+        # Debian's python3 lacks ensurepip until python3-venv is installed.
+        python3 -m venv "$venv" 2>/dev/null || {
+            rm -rf "$venv"
+            command -v dpkg-query >/dev/null 2>&1 && tally_apt_install python3-venv
+            python3 -m venv "$venv"
+        }
+    fi
+    "$venv/bin/pip" install --quiet --disable-pip-version-check -r "$requirements" >&2
+    echo "$hash" >"$stamp"
+}
+
+# tally_collector_tools: wrk (the benchmark's load generator) and nginx (the TLS proxy test), from
+# Debian's packages when missing.
+tally_collector_tools() {
+    command -v dpkg-query >/dev/null 2>&1 || return 0
+    tally_apt_install wrk nginx-light openssl
+}
