@@ -118,6 +118,12 @@ package struct SegmentLineDecoder {
                 guard parser.peek() == UInt8(ascii: "{") else {
                     return parser.peek() == UInt8(ascii: "n") && skipNull(&parser)
                 }
+                // The event's own properties stay in their text; the context is read member by
+                // member (the mapping takes fields out of it).
+                if key != .context, let object = parser.parsePropertyText() {
+                    if key == .properties { properties = object } else { traits = object }
+                    return true
+                }
                 let (object, duplicate) = try parser.parsePropertyObject()
                 guard duplicate == nil else { return false }
                 switch key {

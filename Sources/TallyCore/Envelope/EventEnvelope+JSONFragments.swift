@@ -1,6 +1,10 @@
 extension EventProperties {
     /// Appends the properties as a JSON object, keys in byte order: the form every encoder writes.
     package func appendJSON(to bytes: inout [UInt8]) {
+        if let text {
+            text.appendJSON(to: &bytes)
+            return
+        }
         bytes.append(UInt8(ascii: "{"))
         var first = true
         forEachSorted { key, value in

@@ -39,7 +39,7 @@ extension JSONParser {
         return (try? again.scanShape()) ?? RawJSON.Shape()
     }
 
-    private mutating func scanValue(level: Int32, depth: Int, shape: inout RawJSON.Shape) throws(JSONError) {
+    mutating func scanValue(level: Int32, depth: Int, shape: inout RawJSON.Shape) throws(JSONError) {
         shape.values += 1
         guard offset < bytes.count else { throw JSONError(.unexpectedEnd, at: offset) }
         let kind: RawJSON.Shape.Kind

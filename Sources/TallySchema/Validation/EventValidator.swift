@@ -84,8 +84,40 @@ public struct EventValidator: Sendable {
             )
         }
         var estimatedBytes = 256 + name.utf8.count
+        if let summary = event.properties.text?.summary, Int(summary.longestKey) <= limits.maxKeyLength,
+            Int(summary.longestString) <= limits.maxValueLength, Int(summary.depth) <= limits.maxDepth,
+            Int(summary.nestedValues) <= limits.maxNestedValues
+        {
+            // Properties in their text: bounds over all members answer every limit at once (the
+            // members are walked only to name what is over one).
+            estimatedBytes += summary.estimatedBytes
+        } else {
+            checkProperties(event.properties, size: &estimatedBytes, into: &violations)
+        }
+        // Three calls, not a loop over an array of (field, value): this runs for every event.
+        checkIdentity(event.userID, "user_id", size: &estimatedBytes, into: &violations)
+        checkIdentity(event.anonymousID, "anonymous_id", size: &estimatedBytes, into: &violations)
+        checkIdentity(event.sessionID, "session_id", size: &estimatedBytes, into: &violations)
+        if let version = event.schemaVersion, SchemaVer(version) == nil {
+            violations.append(
+                EventViolation(.unknownVersion, path: "$.schema_version", message: "not a SchemaVer like 1-0-0")
+            )
+        }
+        if let context = event.context, !context.additional.isEmpty { estimatedBytes += 4096 }
+        // Exact size only when the cheap estimate (escaping aside) says it might be too large.
+        if estimatedBytes * 2 > limits.maxEventBytes, event.ndjsonLine.count > limits.maxEventBytes {
+            violations.append(EventViolation(.tooLarge, path: "$", message: "over \(limits.maxEventBytes) bytes"))
+        }
+    }
+
+    /// Limits of each property: key and string sizes, nested values; adds their size to `size`.
+    private func checkProperties(
+        _ properties: EventProperties,
+        size estimatedBytes: inout Int,
+        into violations: inout [EventViolation]
+    ) {
         var nestedValues = 0
-        event.properties.forEach { key, value in
+        properties.forEach { key, value in
             let keyBytes = key.utf8.count
             estimatedBytes += keyBytes + 8
             if keyBytes > limits.maxKeyLength {
@@ -132,20 +164,6 @@ public struct EventValidator: Sendable {
             default:
                 estimatedBytes += 24
             }
-        }
-        // Three calls, not a loop over an array of (field, value): this runs for every event.
-        checkIdentity(event.userID, "user_id", size: &estimatedBytes, into: &violations)
-        checkIdentity(event.anonymousID, "anonymous_id", size: &estimatedBytes, into: &violations)
-        checkIdentity(event.sessionID, "session_id", size: &estimatedBytes, into: &violations)
-        if let version = event.schemaVersion, SchemaVer(version) == nil {
-            violations.append(
-                EventViolation(.unknownVersion, path: "$.schema_version", message: "not a SchemaVer like 1-0-0")
-            )
-        }
-        if let context = event.context, !context.additional.isEmpty { estimatedBytes += 4096 }
-        // Exact size only when the cheap estimate (escaping aside) says it might be too large.
-        if estimatedBytes * 2 > limits.maxEventBytes, event.ndjsonLine.count > limits.maxEventBytes {
-            violations.append(EventViolation(.tooLarge, path: "$", message: "over \(limits.maxEventBytes) bytes"))
         }
     }
 

@@ -46,8 +46,20 @@ extension SchemaTextPlan {
             }
         }
 
-        private mutating func acceptsObject(_ node: Node) -> Bool {
+        /// ``accepts(_:)`` for an event's properties object (at the offset), which the validator
+        /// also converts: its members' numbers spelled as non-integers are left to it where the
+        /// schema declares `integer`.
+        mutating func acceptsProperties(_ index: Int32) -> Bool {
+            let node = nodes[Int(index)]
+            guard !node.defers, node.typeMask == 0 || node.typeMask & JSONSchema.JSONType.object.bit != 0 else {
+                return false
+            }
+            return acceptsObject(node, convertsNumbers: true)
+        }
+
+        private mutating func acceptsObject(_ node: Node, convertsNumbers: Bool = false) -> Bool {
             var seen: UInt64 = 0
+            var next = 0
             offset += 1
             skipWhitespace()
             if bytes[offset] == UInt8(ascii: "}") {
@@ -62,12 +74,16 @@ extension SchemaTextPlan {
                 skipWhitespace()
                 offset += 1  // ':'
                 skipWhitespace()
-                if let position = member(of: node, named: keyStart, count: keyCount) {
+                if let position = member(of: node, named: keyStart, count: keyCount, from: next) {
                     seen |= 1 << UInt64(position)
-                    guard accepts(members[Int(node.firstMember) + position].node) else { return false }
+                    next = position + 1
+                    let child = members[Int(node.firstMember) + position].node
+                    guard !convertsNumbers || keepsSpelling(child), accepts(child) else { return false }
                 } else if node.additional == SchemaTextPlan.allowed {
                     skipValue()
-                } else if node.additional == SchemaTextPlan.forbidden || !accepts(node.additional) {
+                } else if node.additional == SchemaTextPlan.forbidden
+                    || (convertsNumbers && !keepsSpelling(node.additional)) || !accepts(node.additional)
+                {
                     return false
                 }
                 skipWhitespace()
@@ -77,16 +93,37 @@ extension SchemaTextPlan {
             }
         }
 
-        /// The position among `node`'s declared members of the key at `start`.
-        private func member(of node: Node, named start: Int, count: Int) -> Int? {
+        /// Whether the value at the offset is not a number that the validator's conversion would
+        /// respell: one with a fraction or exponent, where `node` declares `integer`.
+        private func keepsSpelling(_ index: Int32) -> Bool {
+            guard nodes[Int(index)].typeMask & JSONSchema.JSONType.integer.bit != 0 else { return true }
+            var position = offset
+            while position < bytes.count {
+                switch bytes[position] {
+                case UInt8(ascii: "0")...UInt8(ascii: "9"), UInt8(ascii: "-"), UInt8(ascii: "+"): position += 1
+                case UInt8(ascii: "."), UInt8(ascii: "e"), UInt8(ascii: "E"): return false
+                default: return true
+                }
+            }
+            return true
+        }
+
+        /// The position among `node`'s declared members of the key at `start`, searched from
+        /// `next` on (then from the first): keys usually come in the order the plan declares them.
+        private func member(of node: Node, named start: Int, count: Int, from next: Int) -> Int? {
             let key = bytes.baseAddress! + start
-            for position in 0..<Int(node.memberCount) {
+            let memberCount = Int(node.memberCount)
+            var position = next < memberCount ? next : 0
+            for _ in 0..<memberCount {
                 let member = members[Int(node.firstMember) + position]
                 if Int(member.nameCount) == count,
-                    count == 0 || memcmp(names.baseAddress! + Int(member.nameStart), key, count) == 0
+                    count == 0
+                        || (names[Int(member.nameStart)] == key.pointee
+                            && memcmp(names.baseAddress! + Int(member.nameStart), key, count) == 0)
                 {
                     return position
                 }
+                position = position + 1 == memberCount ? 0 : position + 1
             }
             return nil
         }
@@ -163,6 +200,8 @@ extension SchemaTextPlan {
             offset += 1
             var plain = true
             while true {
+                // Eight bytes at a time up to a quote, backslash or non-ASCII byte.
+                offset = JSONParser.plainRunEnd(in: bytes, from: offset)
                 let byte = bytes[offset]
                 if byte == UInt8(ascii: "\"") {
                     offset += 1

@@ -96,4 +96,26 @@ package final class SchemaTextPlan: Sendable {
         }
         return result ?? false
     }
+
+    /// Whether properties kept in their text certainly satisfy the schema (an object schema) and
+    /// stay as they are when the validator checks them without normalizing strings: false also
+    /// where it would convert one (a number spelled `2.0` where `integer` is declared becomes `2`).
+    package func acceptsProperties(_ text: PropertyText) -> Bool {
+        text.bytes.withUnsafeBufferPointer { bytes in
+            nodes.withUnsafeBufferPointer { nodes in
+                members.withUnsafeBufferPointer { members in
+                    names.withUnsafeBufferPointer { names in
+                        var walk = SchemaTextWalk(
+                            bytes: bytes,
+                            nodes: nodes,
+                            members: members,
+                            names: names,
+                            textSchemas: textSchemas
+                        )
+                        return walk.acceptsProperties(root)
+                    }
+                }
+            }
+        }
+    }
 }

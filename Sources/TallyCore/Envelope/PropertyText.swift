@@ -1,0 +1,142 @@
+#if canImport(Darwin)
+    import Darwin
+#elseif canImport(Glibc)
+    import Glibc
+#elseif canImport(Musl)
+    import Musl
+#endif
+
+/// Properties kept as the JSON object text they arrived in, with the place of each member: what
+/// a JSON source's `properties` become when nothing needs their values one by one.
+///
+/// Reading an object into key-value pairs made a `String` of every key and string value, a
+/// ``RawJSON`` of every nested value, and sorted the keys as strings: two thirds of decoding a
+/// Segment `Order Completed` call. Here the object is scanned once (validated by the parser's own
+/// rules), its members are sorted by their key bytes in place, and the text is kept. Writers copy
+/// members out of it (the bytes they would write anyway: see ``appendJSON(to:)``); the validator
+/// checks the text against a plan compiled for it and the size limits against ``summary``; any
+/// other use reads the pairs from the text again (``pairs``), as the parser would have built them.
+///
+/// Only objects with plain keys (no escapes) and no key given twice are kept so; the parser reads
+/// the others into pairs.
+package final class PropertyText: Sendable {
+    /// The object's text, `{` to `}`.
+    package let bytes: [UInt8]
+    /// The members, sorted by key bytes (keys are distinct).
+    let members: [Member]
+    /// What the size limits need, for every member at once.
+    package let summary: Summary
+
+    /// One member: where its key and value are in ``bytes``.
+    struct Member {
+        /// The key's first byte (after its opening quote).
+        var keyStart: Int32
+        var keyCount: Int32
+        /// The value's first byte.
+        var valueStart: Int32
+        var valueEnd: Int32
+        /// A string value with an escape: written again from its decoded text (tally's escaping).
+        var needsRewrite: Bool
+    }
+
+    /// Bounds over all members for the validator's size limits: each at least what the pairs'
+    /// own checks would find (so within the limits here means within them there).
+    package struct Summary: Sendable {
+        /// The longest key, the members' and any inside their values, in UTF-8 bytes.
+        package var longestKey: Int32 = 0
+        /// The longest string value, at any depth, in UTF-8 bytes once unescaped.
+        package var longestString: Int32 = 0
+        /// The deepest nesting inside one value.
+        package var depth: Int32 = 0
+        /// Values inside non-string members, each number and the members themselves included.
+        package var nestedValues: Int32 = 0
+        /// At least the validator's per-property size estimate.
+        package var estimatedBytes = 0
+    }
+
+    init(bytes: [UInt8], members: [Member], summary: Summary) {
+        self.bytes = bytes
+        self.members = members
+        self.summary = summary
+    }
+
+    /// The number of members.
+    var count: Int { members.count }
+
+    /// The pairs the parser builds from the same text (``JSONParser/parsePropertyObject()``).
+    var pairs: [EventProperties.Pair] {
+        bytes.withUnsafeBufferPointer { buffer in
+            var parser = JSONParser(bytes: buffer, maxDepth: .max)
+            // The text was read by the same parser: it cannot fail now.
+            return (try? parser.parsePropertyObject().properties.sortedPairs) ?? []
+        }
+    }
+
+    /// Whether there is a member named `key`.
+    func contains(_ key: String) -> Bool {
+        var key = key
+        return key.withUTF8 { wanted in
+            bytes.withUnsafeBufferPointer { buffer in
+                members.contains { member in
+                    Int(member.keyCount) == wanted.count
+                        && (wanted.isEmpty
+                            || memcmp(buffer.baseAddress! + Int(member.keyStart), wanted.baseAddress!, wanted.count)
+                                == 0)
+                }
+            }
+        }
+    }
+
+    /// Appends the object as tally writes properties: members in key byte order, no whitespace
+    /// between them, keys and values as ``JSONWriter`` writes them. That is their text as sent:
+    /// a plain key or string is written unchanged, a number is kept as spelled (a typed one only
+    /// when tally writes it back the same), and nested values are raw JSON. Only strings with
+    /// escapes are decoded and written again.
+    package func appendJSON(to output: inout [UInt8]) {
+        bytes.withUnsafeBufferPointer { buffer in
+            output.append(UInt8(ascii: "{"))
+            for (index, member) in members.enumerated() {
+                if index > 0 { output.append(UInt8(ascii: ",")) }
+                // The key with its quotes, and the colon.
+                output.append(
+                    contentsOf: UnsafeBufferPointer(
+                        rebasing: buffer[Int(member.keyStart) - 1..<Int(member.keyStart + member.keyCount) + 1]
+                    )
+                )
+                output.append(UInt8(ascii: ":"))
+                let value = UnsafeBufferPointer(rebasing: buffer[Int(member.valueStart)..<Int(member.valueEnd)])
+                if member.needsRewrite {
+                    var parser = JSONParser(bytes: value)
+                    JSONWriter.appendString((try? parser.parseString()) ?? "", to: &output)
+                } else {
+                    output.append(contentsOf: value)
+                }
+            }
+            output.append(UInt8(ascii: "}"))
+        }
+    }
+
+    /// Sorts `members` by key bytes in place; false when two keys are equal.
+    static func sortByKey(_ members: inout [Member], in bytes: UnsafeBufferPointer<UInt8>) -> Bool {
+        let base = bytes.baseAddress!
+        func precedes(_ lhs: Member, _ rhs: Member) -> Int32 {
+            let common = Int(min(lhs.keyCount, rhs.keyCount))
+            let order = common == 0 ? 0 : memcmp(base + Int(lhs.keyStart), base + Int(rhs.keyStart), common)
+            return order != 0 ? order : lhs.keyCount - rhs.keyCount
+        }
+        // Insertion sort: a handful of members, often nearly in order.
+        return members.withUnsafeMutableBufferPointer { members in
+            for index in members.indices.dropFirst() {
+                var position = index
+                while position > 0 {
+                    let order = precedes(members[position], members[position - 1])
+                    if order == 0 { return false }
+                    if order > 0 { break }
+                    members.swapAt(position, position - 1)
+                    position -= 1
+                }
+            }
+            return true
+        }
+    }
+}
