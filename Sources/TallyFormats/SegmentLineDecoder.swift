@@ -118,10 +118,13 @@ package struct SegmentLineDecoder {
                 guard parser.peek() == UInt8(ascii: "{") else {
                     return parser.peek() == UInt8(ascii: "n") && skipNull(&parser)
                 }
-                // The event's own properties stay in their text; the context is read member by
-                // member (the mapping takes fields out of it).
-                if key != .context, let object = parser.parsePropertyText() {
-                    if key == .properties { properties = object } else { traits = object }
+                // Kept in their text (the context too: its mapping reads the few members it needs).
+                if let object = parser.parsePropertyText() {
+                    switch key {
+                    case .properties: properties = object
+                    case .traits: traits = object
+                    default: context = object
+                    }
                     return true
                 }
                 let (object, duplicate) = try parser.parsePropertyObject()

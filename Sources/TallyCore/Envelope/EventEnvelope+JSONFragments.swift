@@ -29,7 +29,9 @@ extension EventContext {
         Self.appendField("platform", platform, first: &first, to: &bytes)
         Self.appendField("os_version", osVersion, first: &first, to: &bytes)
         Self.appendField("locale", locale, first: &first, to: &bytes)
-        if !additional.isEmpty {
+        if let text = additional.text {
+            text.appendMembers(to: &bytes, first: &first)
+        } else if !additional.isEmpty {
             additional.forEachSorted { key, value in
                 if !first { bytes.append(UInt8(ascii: ",")) }
                 first = false

@@ -87,16 +87,67 @@ package final class PropertyText: Sendable {
         }
     }
 
+    /// The index (in key order) of the member named `key`.
+    package func index(of key: StaticString) -> Int? {
+        bytes.withUnsafeBufferPointer { buffer in
+            members.firstIndex { member in
+                Int(member.keyCount) == key.utf8CodeUnitCount
+                    && memcmp(buffer.baseAddress! + Int(member.keyStart), key.utf8Start, key.utf8CodeUnitCount) == 0
+            }
+        }
+    }
+
+    /// The value of member `index` when it is a string; nil for any other value.
+    package func string(at index: Int) -> String? {
+        let member = members[index]
+        return bytes.withUnsafeBufferPointer { buffer in
+            let value = UnsafeBufferPointer(rebasing: buffer[Int(member.valueStart)..<Int(member.valueEnd)])
+            guard value.first == UInt8(ascii: "\"") else { return nil }
+            if !member.needsRewrite { return String(decoding: UnsafeBufferPointer(rebasing: value.dropFirst().dropLast()), as: UTF8.self) }
+            var parser = JSONParser(bytes: value)
+            return try? parser.parseString()
+        }
+    }
+
+    /// The text of the last string or number member named `first` and of the last named
+    /// `second` inside member `index`'s value, when that is an object (``RawJSON/memberText(_:)``
+    /// for two keys in one pass).
+    package func memberTexts(at index: Int, _ first: StaticString, _ second: StaticString) -> (String?, String?) {
+        let member = members[index]
+        return bytes.withUnsafeBufferPointer { buffer in
+            let value = UnsafeBufferPointer(rebasing: buffer[Int(member.valueStart)..<Int(member.valueEnd)])
+            guard value.first == UInt8(ascii: "{") else { return (nil, nil) }
+            var parser = JSONParser(bytes: value, maxDepth: .max)
+            return (try? parser.lastMemberTexts(first, second)) ?? (nil, nil)
+        }
+    }
+
+    /// The same text without the members at `indices` (ascending); the bytes are shared.
+    package func removing(_ indices: [Int]) -> PropertyText {
+        guard !indices.isEmpty else { return self }
+        var kept = members
+        for index in indices.reversed() { kept.remove(at: index) }
+        return PropertyText(bytes: bytes, members: kept, summary: summary)
+    }
+
     /// Appends the object as tally writes properties: members in key byte order, no whitespace
     /// between them, keys and values as ``JSONWriter`` writes them. That is their text as sent:
     /// a plain key or string is written unchanged, a number is kept as spelled (a typed one only
     /// when tally writes it back the same), and nested values are raw JSON. Only strings with
     /// escapes are decoded and written again.
     package func appendJSON(to output: inout [UInt8]) {
+        output.append(UInt8(ascii: "{"))
+        var first = true
+        appendMembers(to: &output, first: &first)
+        output.append(UInt8(ascii: "}"))
+    }
+
+    /// ``appendJSON(to:)`` without the braces, after other members unless `first`.
+    package func appendMembers(to output: inout [UInt8], first: inout Bool) {
         bytes.withUnsafeBufferPointer { buffer in
-            output.append(UInt8(ascii: "{"))
-            for (index, member) in members.enumerated() {
-                if index > 0 { output.append(UInt8(ascii: ",")) }
+            for member in members {
+                if !first { output.append(UInt8(ascii: ",")) }
+                first = false
                 // The key with its quotes, and the colon.
                 output.append(
                     contentsOf: UnsafeBufferPointer(
@@ -112,7 +163,6 @@ package final class PropertyText: Sendable {
                     output.append(contentsOf: value)
                 }
             }
-            output.append(UInt8(ascii: "}"))
         }
     }
 

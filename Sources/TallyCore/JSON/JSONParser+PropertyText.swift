@@ -1,3 +1,11 @@
+#if canImport(Darwin)
+    import Darwin
+#elseif canImport(Glibc)
+    import Glibc
+#elseif canImport(Musl)
+    import Musl
+#endif
+
 extension JSONParser {
     /// The object at the current offset as properties kept in their text (``PropertyText``),
     /// checked by the same rules as ``parsePropertyObject()``. Nil, with the offset unchanged,
@@ -73,5 +81,47 @@ extension JSONParser {
         let text = UnsafeBufferPointer(rebasing: bytes[start..<offset])
         guard PropertyText.sortByKey(&members, in: text) else { return nil }
         return EventProperties(text: PropertyText(bytes: Array(text), members: members, summary: summary))
+    }
+}
+
+extension JSONParser {
+    /// The texts of the last string or number members named `first` and `second` of the object
+    /// at the offset (decoded strings, numbers as spelled; a later member of another type makes
+    /// it nil), read in one pass without building the other members.
+    package mutating func lastMemberTexts(_ first: StaticString, _ second: StaticString) throws(JSONError) -> (
+        String?, String?
+    ) {
+        var found: (String?, String?) = (nil, nil)
+        try expect(UInt8(ascii: "{"))
+        skipWhitespace()
+        if peek() == UInt8(ascii: "}") { return found }
+        while true {
+            skipWhitespace()
+            // 1 for `first`, 2 for `second`, 0 for another key.
+            let match = try withStringBytes { (key) throws(JSONError) -> Int in
+                func equals(_ wanted: StaticString) -> Bool {
+                    key.count == wanted.utf8CodeUnitCount
+                        && (key.isEmpty || memcmp(key.baseAddress!, wanted.utf8Start, key.count) == 0)
+                }
+                return equals(first) ? 1 : equals(second) ? 2 : 0
+            }
+            skipWhitespace()
+            try expect(UInt8(ascii: ":"))
+            skipWhitespace()
+            var text: String?
+            switch peek() ?? 0 {
+            case UInt8(ascii: "\""):
+                if match != 0 { text = try parseString() } else { try skipValue(depth: 1) }
+            case UInt8(ascii: "-"), UInt8(ascii: "0")...UInt8(ascii: "9"):
+                if match != 0 { text = try parseNumberText() } else { try skipNumber() }
+            default:
+                try skipValue(depth: 1)
+            }
+            if match == 1 { found.0 = text } else if match == 2 { found.1 = text }
+            skipWhitespace()
+            guard let next = peek() else { throw JSONError(.unexpectedEnd, at: offset) }
+            offset += 1
+            if next == UInt8(ascii: "}") { return found }
+        }
     }
 }
