@@ -63,12 +63,18 @@ package final class PropertyText: Sendable {
     /// The number of members.
     var count: Int { members.count }
 
-    /// The pairs the parser builds from the same text (``JSONParser/parsePropertyObject()``).
+    /// The members as the pairs ``JSONParser/parsePropertyObject()`` builds from the same text.
     var pairs: [EventProperties.Pair] {
         bytes.withUnsafeBufferPointer { buffer in
-            var parser = JSONParser(bytes: buffer, maxDepth: .max)
-            // The text was read by the same parser: it cannot fail now.
-            return (try? parser.parsePropertyObject().properties.sortedPairs) ?? []
+            members.map { member in
+                let key = UnsafeBufferPointer(
+                    rebasing: buffer[Int(member.keyStart)..<Int(member.keyStart + member.keyCount)]
+                )
+                var parser = JSONParser(bytes: buffer, maxDepth: .max)
+                parser.offset = Int(member.valueStart)
+                // The text was read by the same parser's rules: it cannot fail now.
+                return (String(decoding: key, as: UTF8.self), (try? parser.parsePropertyValue()) ?? .null)
+            }
         }
     }
 
@@ -103,7 +109,12 @@ package final class PropertyText: Sendable {
         return bytes.withUnsafeBufferPointer { buffer in
             let value = UnsafeBufferPointer(rebasing: buffer[Int(member.valueStart)..<Int(member.valueEnd)])
             guard value.first == UInt8(ascii: "\"") else { return nil }
-            if !member.needsRewrite { return String(decoding: UnsafeBufferPointer(rebasing: value.dropFirst().dropLast()), as: UTF8.self) }
+            if !member.needsRewrite {
+                return String(
+                    decoding: UnsafeBufferPointer(rebasing: value[(value.startIndex + 1)..<(value.endIndex - 1)]),
+                    as: UTF8.self
+                )
+            }
             var parser = JSONParser(bytes: value)
             return try? parser.parseString()
         }
@@ -171,7 +182,11 @@ package final class PropertyText: Sendable {
         let base = bytes.baseAddress!
         func precedes(_ lhs: Member, _ rhs: Member) -> Int32 {
             let common = Int(min(lhs.keyCount, rhs.keyCount))
-            let order = common == 0 ? 0 : memcmp(base + Int(lhs.keyStart), base + Int(rhs.keyStart), common)
+            guard common > 0 else { return lhs.keyCount - rhs.keyCount }
+            // Keys mostly differ in their first byte: no call for those.
+            let first = Int32(base[Int(lhs.keyStart)]) - Int32(base[Int(rhs.keyStart)])
+            if first != 0 { return first }
+            let order = memcmp(base + Int(lhs.keyStart), base + Int(rhs.keyStart), common)
             return order != 0 ? order : lhs.keyCount - rhs.keyCount
         }
         // Insertion sort: a handful of members, often nearly in order.

@@ -49,6 +49,14 @@ package final class Pattern: Sendable, CustomStringConvertible {
         }
     }
 
+    /// ``matches(_:)`` for valid UTF-8 bytes: ASCII goes to the matcher without making a `String`.
+    package func matches(utf8 bytes: UnsafeBufferPointer<UInt8>) -> Bool {
+        guard let program, !bytes.contains(where: { $0 >= 0x80 }) else {
+            return matches(String(decoding: bytes, as: UTF8.self))
+        }
+        return PatternScratch.with(size: program.instructions.count) { program.matches(bytes, scratch: &$0) }
+    }
+
     private static func withScalars<Result>(_ string: String, _ body: (UnsafeBufferPointer<UInt32>) -> Result) -> Result
     {
         let utf8Count = string.utf8.count

@@ -20,9 +20,9 @@ extension SchemaTextPlan {
 
         /// Consumes the value at the offset; false when not certainly valid (the walk then stops).
         mutating func accepts(_ index: Int32) -> Bool {
-            let node = nodes[Int(index)]
-            if node.defers { return false }
-            let mask = node.typeMask
+            let node = nodes.baseAddress! + Int(index)  // not a copy: a node is ~100 bytes
+            if node.pointee.defers { return false }
+            let mask = node.pointee.typeMask
             switch bytes[offset] {
             case UInt8(ascii: "{"):
                 guard mask == 0 || mask & JSONSchema.JSONType.object.bit != 0 else { return false }
@@ -50,21 +50,23 @@ extension SchemaTextPlan {
         /// also converts: its members' numbers spelled as non-integers are left to it where the
         /// schema declares `integer`.
         mutating func acceptsProperties(_ index: Int32) -> Bool {
-            let node = nodes[Int(index)]
-            guard !node.defers, node.typeMask == 0 || node.typeMask & JSONSchema.JSONType.object.bit != 0 else {
+            let node = nodes.baseAddress! + Int(index)  // not a copy: a node is ~100 bytes
+            guard !node.pointee.defers,
+                node.pointee.typeMask == 0 || node.pointee.typeMask & JSONSchema.JSONType.object.bit != 0
+            else {
                 return false
             }
             return acceptsObject(node, convertsNumbers: true)
         }
 
-        private mutating func acceptsObject(_ node: Node, convertsNumbers: Bool = false) -> Bool {
+        private mutating func acceptsObject(_ node: UnsafePointer<Node>, convertsNumbers: Bool = false) -> Bool {
             var seen: UInt64 = 0
             var next = 0
             offset += 1
             skipWhitespace()
             if bytes[offset] == UInt8(ascii: "}") {
                 offset += 1
-                return node.requiredMask == 0
+                return node.pointee.requiredMask == 0
             }
             while true {
                 skipWhitespace()
@@ -77,19 +79,19 @@ extension SchemaTextPlan {
                 if let position = member(of: node, named: keyStart, count: keyCount, from: next) {
                     seen |= 1 << UInt64(position)
                     next = position + 1
-                    let child = members[Int(node.firstMember) + position].node
+                    let child = members[Int(node.pointee.firstMember) + position].node
                     guard !convertsNumbers || keepsSpelling(child), accepts(child) else { return false }
-                } else if node.additional == SchemaTextPlan.allowed {
+                } else if node.pointee.additional == SchemaTextPlan.allowed {
                     skipValue()
-                } else if node.additional == SchemaTextPlan.forbidden
-                    || (convertsNumbers && !keepsSpelling(node.additional)) || !accepts(node.additional)
+                } else if node.pointee.additional == SchemaTextPlan.forbidden
+                    || (convertsNumbers && !keepsSpelling(node.pointee.additional)) || !accepts(node.pointee.additional)
                 {
                     return false
                 }
                 skipWhitespace()
                 let next = bytes[offset]
                 offset += 1
-                if next == UInt8(ascii: "}") { return seen & node.requiredMask == node.requiredMask }
+                if next == UInt8(ascii: "}") { return seen & node.pointee.requiredMask == node.pointee.requiredMask }
             }
         }
 
@@ -110,12 +112,12 @@ extension SchemaTextPlan {
 
         /// The position among `node`'s declared members of the key at `start`, searched from
         /// `next` on (then from the first): keys usually come in the order the plan declares them.
-        private func member(of node: Node, named start: Int, count: Int, from next: Int) -> Int? {
+        private func member(of node: UnsafePointer<Node>, named start: Int, count: Int, from next: Int) -> Int? {
             let key = bytes.baseAddress! + start
-            let memberCount = Int(node.memberCount)
+            let memberCount = Int(node.pointee.memberCount)
             var position = next < memberCount ? next : 0
             for _ in 0..<memberCount {
-                let member = members[Int(node.firstMember) + position]
+                let member = members[Int(node.pointee.firstMember) + position]
                 if Int(member.nameCount) == count,
                     count == 0
                         || (names[Int(member.nameStart)] == key.pointee
@@ -128,50 +130,51 @@ extension SchemaTextPlan {
             return nil
         }
 
-        private mutating func acceptsArray(_ node: Node) -> Bool {
+        private mutating func acceptsArray(_ node: UnsafePointer<Node>) -> Bool {
             var count = 0
             offset += 1
             skipWhitespace()
             if bytes[offset] == UInt8(ascii: "]") {
                 offset += 1
-                return node.minItems == 0
+                return node.pointee.minItems == 0
             }
             while true {
                 skipWhitespace()
-                if node.items == SchemaTextPlan.allowed {
+                if node.pointee.items == SchemaTextPlan.allowed {
                     skipValue()
                 } else {
-                    guard accepts(node.items) else { return false }
+                    guard accepts(node.pointee.items) else { return false }
                 }
                 count += 1
                 skipWhitespace()
                 let next = bytes[offset]
                 offset += 1
-                if next == UInt8(ascii: "]") { return count >= node.minItems && count <= node.maxItems }
+                if next == UInt8(ascii: "]") { return count >= node.pointee.minItems && count <= node.pointee.maxItems }
             }
         }
 
-        private mutating func acceptsString(_ node: Node) -> Bool {
+        private mutating func acceptsString(_ node: UnsafePointer<Node>) -> Bool {
             let start = offset + 1
             let plain = skipString()
-            guard node.minLength > 0 || node.maxLength < .max || node.textSchema >= 0 else { return true }
+            guard node.pointee.minLength > 0 || node.pointee.maxLength < .max || node.pointee.textSchema >= 0 else {
+                return true
+            }
             guard plain else { return false }
             let text = UnsafeBufferPointer(rebasing: bytes[start..<offset - 1])
-            if node.minLength > 0 || node.maxLength < .max {
+            if node.pointee.minLength > 0 || node.pointee.maxLength < .max {
                 var scalars = 0
                 for byte in text where byte & 0xC0 != 0x80 { scalars += 1 }
-                if scalars < node.minLength || scalars > node.maxLength { return false }
+                if scalars < node.pointee.minLength || scalars > node.pointee.maxLength { return false }
             }
-            if node.textSchema >= 0 {
-                let schema = textSchemas[Int(node.textSchema)]
-                let string = String(decoding: text, as: UTF8.self)
-                if let pattern = schema.pattern, !pattern.matches(string) { return false }
-                if let format = schema.format, !format.matches(string) { return false }
+            if node.pointee.textSchema >= 0 {
+                let schema = textSchemas[Int(node.pointee.textSchema)]
+                if let pattern = schema.pattern, !pattern.matches(utf8: text) { return false }
+                if let format = schema.format, !format.matches(String(decoding: text, as: UTF8.self)) { return false }
             }
             return true
         }
 
-        private mutating func acceptsNumber(_ node: Node) -> Bool {
+        private mutating func acceptsNumber(_ node: UnsafePointer<Node>) -> Bool {
             let start = offset
             var isInteger = true
             scan: while offset < bytes.count {
@@ -182,16 +185,20 @@ extension SchemaTextPlan {
                 }
                 offset += 1
             }
-            let mask = node.typeMask
+            let mask = node.pointee.typeMask
             if mask != 0, mask & JSONSchema.JSONType.number.bit == 0 {
                 // `2.0` is an integer to JSON Schema: the parsed path decides such spellings.
                 guard isInteger, mask & JSONSchema.JSONType.integer.bit != 0 else { return false }
             }
-            guard node.hasBounds else { return true }
+            guard node.pointee.hasBounds else { return true }
             let text = UnsafeBufferPointer(rebasing: bytes[start..<offset])
             let number = DecimalText.double(text) ?? Double(String(decoding: text, as: UTF8.self)) ?? .nan
-            if node.lowerExclusive ? !(number > node.lower) : !(number >= node.lower) { return false }
-            if node.upperExclusive ? !(number < node.upper) : !(number <= node.upper) { return false }
+            if node.pointee.lowerExclusive ? !(number > node.pointee.lower) : !(number >= node.pointee.lower) {
+                return false
+            }
+            if node.pointee.upperExclusive ? !(number < node.pointee.upper) : !(number <= node.pointee.upper) {
+                return false
+            }
             return true
         }
 
