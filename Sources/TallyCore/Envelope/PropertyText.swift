@@ -93,6 +93,18 @@ package final class PropertyText: Sendable {
         }
     }
 
+    /// Calls `body` with each member's index (in key order) and key bytes.
+    package func forEachKey(_ body: (Int, UnsafeBufferPointer<UInt8>) -> Void) {
+        bytes.withUnsafeBufferPointer { buffer in
+            for (index, member) in members.enumerated() {
+                body(
+                    index,
+                    UnsafeBufferPointer(rebasing: buffer[Int(member.keyStart)..<Int(member.keyStart + member.keyCount)])
+                )
+            }
+        }
+    }
+
     /// The index (in key order) of the member named `key`.
     package func index(of key: StaticString) -> Int? {
         bytes.withUnsafeBufferPointer { buffer in
@@ -133,11 +145,15 @@ package final class PropertyText: Sendable {
         }
     }
 
-    /// The same text without the members at `indices` (ascending); the bytes are shared.
-    package func removing(_ indices: [Int]) -> PropertyText {
-        guard !indices.isEmpty else { return self }
-        var kept = members
-        for index in indices.reversed() { kept.remove(at: index) }
+    /// The same text without the members whose indices are set in `mask` (bit `i` for member
+    /// `i`, the first 64); the bytes are shared.
+    package func removing(_ mask: UInt64) -> PropertyText {
+        guard mask != 0 else { return self }
+        var kept: [Member] = []
+        kept.reserveCapacity(members.count)
+        for (index, member) in members.enumerated() where index >= 64 || mask & 1 << UInt64(index) == 0 {
+            kept.append(member)
+        }
         return PropertyText(bytes: bytes, members: kept, summary: summary)
     }
 

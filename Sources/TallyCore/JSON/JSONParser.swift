@@ -245,7 +245,7 @@ public struct JSONParser {
     }
 
     /// ``plainRunEnd(from:)`` in any buffer.
-    @inline(__always)
+    @inlinable @inline(__always)
     package static func plainRunEnd(in bytes: UnsafeBufferPointer<UInt8>, from index: Int) -> Int {
         guard let base = bytes.baseAddress else { return index }
         var index = index
