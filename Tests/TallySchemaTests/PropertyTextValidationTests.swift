@@ -40,6 +40,11 @@ struct PropertyTextValidationTests {
         ("Order Completed", #"{"order_id":"o","currency":"usd","products":[]}"#),
         ("Order Completed", #"{"coupon":7,"products":[{"sku":"a"},{"price":-1,"sku":"b","quantity":0}]}"#),
         ("Order Completed", #"{"order_id":"o\u00e9","extra":{"x":[1,2]},"currency":"U\u0053D"}"#),
+        (
+            "Order Completed",
+            #"{"order_id":"o1","products":[{"price":1,"sku":"a"},{"s\u006bu":"b","price":2},{"quantity":1,"sku":"c","price":3,"extra":[1,{"a":"b"}]},{"sku":"d","sku":"e","price":4}]}"#
+        ),
+        ("Order Completed", #"{ "products" : [ { "sku" : "a" , "price" : 1.5 } ] , "order_id" : "o1" }"#),
         ("Closed", #"{"a":"x"}"#),
         ("Closed", #"{"a":"x","b":1}"#),
         ("Open", #"{"a":1,"b":2,"c":2.0,"d":"x"}"#),

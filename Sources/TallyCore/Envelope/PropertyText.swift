@@ -28,13 +28,14 @@ package final class PropertyText: Sendable {
     package let summary: Summary
 
     /// One member: where its key and value are in ``bytes``.
-    struct Member {
+    package struct Member {
         /// The key's first byte (after its opening quote).
-        var keyStart: Int32
-        var keyCount: Int32
+        package var keyStart: Int32
+        package var keyCount: Int32
         /// The value's first byte.
-        var valueStart: Int32
-        var valueEnd: Int32
+        package var valueStart: Int32
+        /// Past the value's last byte.
+        package var valueEnd: Int32
         /// A string value with an escape: written again from its decoded text (tally's escaping).
         var needsRewrite: Bool
     }
@@ -62,6 +63,13 @@ package final class PropertyText: Sendable {
 
     /// The number of members.
     var count: Int { members.count }
+
+    /// Calls `body` with the text and the members (in key order).
+    package func withMembers<Result>(
+        _ body: (UnsafeBufferPointer<UInt8>, UnsafeBufferPointer<Member>) -> Result
+    ) -> Result {
+        bytes.withUnsafeBufferPointer { bytes in members.withUnsafeBufferPointer { body(bytes, $0) } }
+    }
 
     /// The members as the pairs ``JSONParser/parsePropertyObject()`` builds from the same text.
     var pairs: [EventProperties.Pair] {

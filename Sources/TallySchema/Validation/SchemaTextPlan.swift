@@ -59,6 +59,9 @@ package final class SchemaTextPlan: Sendable {
         var nameStart: Int32
         var nameCount: Int32
         var node: Int32
+        /// No quote, backslash or control character in the name: the text of a key with this
+        /// name is the name itself.
+        var isPlain: Bool
     }
 
     static let allowed: Int32 = -1
@@ -101,7 +104,7 @@ package final class SchemaTextPlan: Sendable {
     /// stay as they are when the validator checks them without normalizing strings: false also
     /// where it would convert one (a number spelled `2.0` where `integer` is declared becomes `2`).
     package func acceptsProperties(_ text: PropertyText) -> Bool {
-        text.bytes.withUnsafeBufferPointer { bytes in
+        text.withMembers { bytes, properties in
             nodes.withUnsafeBufferPointer { nodes in
                 members.withUnsafeBufferPointer { members in
                     names.withUnsafeBufferPointer { names in
@@ -112,7 +115,7 @@ package final class SchemaTextPlan: Sendable {
                             names: names,
                             textSchemas: textSchemas
                         )
-                        return walk.acceptsProperties(root)
+                        return walk.acceptsProperties(root, properties)
                     }
                 }
             }
