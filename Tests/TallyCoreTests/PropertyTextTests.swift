@@ -14,6 +14,9 @@ struct PropertyTextTests {
         #"{"app":{"version":"4.2.0","build":"4217"},"os":{"name":"iOS","version":"17.1"},"locale":"en-US"}"#,
     ]
 
+    /// More members than the scan gathers on the stack, in reverse order.
+    static let many = "{" + (0..<40).reversed().map { #""k\#($0)":[\#($0),"v\#($0)"]"# }.joined(separator: ",") + "}"
+
     static func read(_ text: String) -> (text: EventProperties?, pairs: EventProperties) {
         Array(text.utf8).withUnsafeBufferPointer { bytes in
             var parser = JSONParser(bytes: bytes)
@@ -27,7 +30,7 @@ struct PropertyTextTests {
 
     @Test("every object: equal to its pairs, the same hash, the same bytes written, the same lookups")
     func sameAsPairs() throws {
-        for object in Self.objects {
+        for object in Self.objects + [Self.many] {
             let (kept, pairs) = Self.read(object)
             let text = try #require(kept, "\(object)")
             #expect(text.text != nil)

@@ -19,7 +19,8 @@ public struct EventProperties: Hashable, Sendable {
     /// One property.
     public typealias Pair = (key: String, value: PropertyValue)
 
-    private enum Storage: Sendable {
+    // @unchecked: for `text`, a `ManagedBuffer` never mutated once made (see PropertyText).
+    private enum Storage: @unchecked Sendable {
         case strings([String: String])
         case pairs([Pair])
         case text(PropertyText)

@@ -19,15 +19,21 @@
 ///
 /// Only objects with plain keys (no escapes) and no key given twice are kept so; the parser reads
 /// the others into pairs.
-package final class PropertyText: Sendable {
-    /// The object's text, `{` to `}`.
-    package let bytes: [UInt8]
-    /// The members, sorted by key bytes (keys are distinct).
-    let members: [Member]
-    /// What the size limits need, for every member at once.
-    package let summary: Summary
+///
+/// One allocation holds the member table and then the text's bytes (a class with two arrays was
+/// three, each made and freed per event).
+///
+/// Never mutated once made, and it holds plain values only: safe to share between threads
+/// (`ManagedBuffer` cannot be declared `Sendable`; ``EventProperties`` vouches for it).
+package final class PropertyText: ManagedBuffer<PropertyText.Header, PropertyText.Member> {
+    /// The sizes of the two parts, and the summary.
+    package struct Header {
+        var memberCount: Int
+        var byteCount: Int
+        var summary: Summary
+    }
 
-    /// One member: where its key and value are in ``bytes``.
+    /// One member: where its key and value are in the text.
     package struct Member {
         /// The key's first byte (after its opening quote).
         package var keyStart: Int32
@@ -55,25 +61,49 @@ package final class PropertyText: Sendable {
         package var estimatedBytes = 0
     }
 
-    init(bytes: [UInt8], members: [Member], summary: Summary) {
-        self.bytes = bytes
-        self.members = members
-        self.summary = summary
+    /// `members` (sorted by key bytes, keys distinct) of the object text `bytes`, `{` to `}`.
+    static func make(
+        bytes: UnsafeBufferPointer<UInt8>,
+        members: UnsafeBufferPointer<Member>,
+        summary: Summary
+    ) -> PropertyText {
+        let stride = MemoryLayout<Member>.stride
+        let buffer = create(minimumCapacity: members.count + (bytes.count + stride - 1) / stride) { _ in
+            Header(memberCount: members.count, byteCount: bytes.count, summary: summary)
+        }
+        buffer.withUnsafeMutablePointerToElements { elements in
+            if let source = members.baseAddress { elements.initialize(from: source, count: members.count) }
+            if let source = bytes.baseAddress {
+                UnsafeMutableRawPointer(elements + members.count)
+                    .initializeMemory(as: UInt8.self, from: source, count: bytes.count)
+            }
+        }
+        return unsafeDowncast(buffer, to: PropertyText.self)
     }
 
+    /// What the size limits need, for every member at once.
+    package var summary: Summary { withUnsafeMutablePointerToHeader { $0.pointee.summary } }
+
     /// The number of members.
-    var count: Int { members.count }
+    var count: Int { withUnsafeMutablePointerToHeader { $0.pointee.memberCount } }
 
     /// Calls `body` with the text and the members (in key order).
     package func withMembers<Result>(
         _ body: (UnsafeBufferPointer<UInt8>, UnsafeBufferPointer<Member>) -> Result
     ) -> Result {
-        bytes.withUnsafeBufferPointer { bytes in members.withUnsafeBufferPointer { body(bytes, $0) } }
+        withUnsafeMutablePointers { header, elements in
+            let count = header.pointee.memberCount
+            let bytes = UnsafeRawPointer(elements + count).assumingMemoryBound(to: UInt8.self)
+            return body(
+                UnsafeBufferPointer(start: bytes, count: header.pointee.byteCount),
+                UnsafeBufferPointer(start: elements, count: count)
+            )
+        }
     }
 
     /// The members as the pairs ``JSONParser/parsePropertyObject()`` builds from the same text.
     var pairs: [EventProperties.Pair] {
-        bytes.withUnsafeBufferPointer { buffer in
+        withMembers { buffer, members in
             members.map { member in
                 let key = UnsafeBufferPointer(
                     rebasing: buffer[Int(member.keyStart)..<Int(member.keyStart + member.keyCount)]
@@ -90,7 +120,7 @@ package final class PropertyText: Sendable {
     func contains(_ key: String) -> Bool {
         var key = key
         return key.withUTF8 { wanted in
-            bytes.withUnsafeBufferPointer { buffer in
+            withMembers { buffer, members in
                 members.contains { member in
                     Int(member.keyCount) == wanted.count
                         && (wanted.isEmpty
@@ -103,7 +133,7 @@ package final class PropertyText: Sendable {
 
     /// Calls `body` with each member's index (in key order) and key bytes.
     package func forEachKey(_ body: (Int, UnsafeBufferPointer<UInt8>) -> Void) {
-        bytes.withUnsafeBufferPointer { buffer in
+        withMembers { buffer, members in
             for (index, member) in members.enumerated() {
                 body(
                     index,
@@ -113,20 +143,10 @@ package final class PropertyText: Sendable {
         }
     }
 
-    /// The index (in key order) of the member named `key`.
-    package func index(of key: StaticString) -> Int? {
-        bytes.withUnsafeBufferPointer { buffer in
-            members.firstIndex { member in
-                Int(member.keyCount) == key.utf8CodeUnitCount
-                    && memcmp(buffer.baseAddress! + Int(member.keyStart), key.utf8Start, key.utf8CodeUnitCount) == 0
-            }
-        }
-    }
-
     /// The value of member `index` when it is a string; nil for any other value.
     package func string(at index: Int) -> String? {
-        let member = members[index]
-        return bytes.withUnsafeBufferPointer { buffer in
+        withMembers { buffer, members in
+            let member = members[index]
             let value = UnsafeBufferPointer(rebasing: buffer[Int(member.valueStart)..<Int(member.valueEnd)])
             guard value.first == UInt8(ascii: "\"") else { return nil }
             if !member.needsRewrite {
@@ -144,8 +164,8 @@ package final class PropertyText: Sendable {
     /// `second` inside member `index`'s value, when that is an object (``RawJSON/memberText(_:)``
     /// for two keys in one pass).
     package func memberTexts(at index: Int, _ first: StaticString, _ second: StaticString) -> (String?, String?) {
-        let member = members[index]
-        return bytes.withUnsafeBufferPointer { buffer in
+        withMembers { buffer, members in
+            let member = members[index]
             let value = UnsafeBufferPointer(rebasing: buffer[Int(member.valueStart)..<Int(member.valueEnd)])
             guard value.first == UInt8(ascii: "{") else { return (nil, nil) }
             var parser = JSONParser(bytes: value, maxDepth: .max)
@@ -154,15 +174,23 @@ package final class PropertyText: Sendable {
     }
 
     /// The same text without the members whose indices are set in `mask` (bit `i` for member
-    /// `i`, the first 64); the bytes are shared.
+    /// `i`, the first 64).
     package func removing(_ mask: UInt64) -> PropertyText {
         guard mask != 0 else { return self }
-        var kept: [Member] = []
-        kept.reserveCapacity(members.count)
-        for (index, member) in members.enumerated() where index >= 64 || mask & 1 << UInt64(index) == 0 {
-            kept.append(member)
+        return withMembers { bytes, members in
+            withUnsafeTemporaryAllocation(of: Member.self, capacity: members.count) { kept in
+                var count = 0
+                for (index, member) in members.enumerated() where index >= 64 || mask & 1 << UInt64(index) == 0 {
+                    (kept.baseAddress! + count).initialize(to: member)
+                    count += 1
+                }
+                return PropertyText.make(
+                    bytes: bytes,
+                    members: UnsafeBufferPointer(rebasing: kept[0..<count]),
+                    summary: summary
+                )
+            }
         }
-        return PropertyText(bytes: bytes, members: kept, summary: summary)
     }
 
     /// Appends the object as tally writes properties: members in key byte order, no whitespace
@@ -179,7 +207,7 @@ package final class PropertyText: Sendable {
 
     /// ``appendJSON(to:)`` without the braces, after other members unless `first`.
     package func appendMembers(to output: inout [UInt8], first: inout Bool) {
-        bytes.withUnsafeBufferPointer { buffer in
+        withMembers { buffer, members in
             for member in members {
                 if !first { output.append(UInt8(ascii: ",")) }
                 first = false
@@ -202,7 +230,7 @@ package final class PropertyText: Sendable {
     }
 
     /// Sorts `members` by key bytes in place; false when two keys are equal.
-    static func sortByKey(_ members: inout [Member], in bytes: UnsafeBufferPointer<UInt8>) -> Bool {
+    static func sortByKey(_ members: UnsafeMutableBufferPointer<Member>, in bytes: UnsafeBufferPointer<UInt8>) -> Bool {
         let base = bytes.baseAddress!
         func precedes(_ lhs: Member, _ rhs: Member) -> Int32 {
             let common = Int(min(lhs.keyCount, rhs.keyCount))
@@ -214,18 +242,16 @@ package final class PropertyText: Sendable {
             return order != 0 ? order : lhs.keyCount - rhs.keyCount
         }
         // Insertion sort: a handful of members, often nearly in order.
-        return members.withUnsafeMutableBufferPointer { members in
-            for index in members.indices.dropFirst() {
-                var position = index
-                while position > 0 {
-                    let order = precedes(members[position], members[position - 1])
-                    if order == 0 { return false }
-                    if order > 0 { break }
-                    members.swapAt(position, position - 1)
-                    position -= 1
-                }
+        for index in members.indices.dropFirst() {
+            var position = index
+            while position > 0 {
+                let order = precedes(members[position], members[position - 1])
+                if order == 0 { return false }
+                if order > 0 { break }
+                members.swapAt(position, position - 1)
+                position -= 1
             }
-            return true
         }
+        return true
     }
 }

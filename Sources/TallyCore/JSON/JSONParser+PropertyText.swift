@@ -13,20 +13,49 @@ extension JSONParser {
     /// the caller then reads it with ``parsePropertyObject()``, which reports what is wrong.
     package mutating func parsePropertyText() -> EventProperties? {
         let start = offset
-        do throws(JSONError) {
-            if let properties = try scanPropertyText() { return properties }
-        } catch {}
-        offset = start
-        return nil
+        // The member table is gathered on the stack (no allocation but the PropertyText's own),
+        // in an array only past 32 members.
+        let properties = withUnsafeTemporaryAllocation(of: PropertyText.Member.self, capacity: 32) { stack in
+            var table = MemberTable(stack: stack)
+            do throws(JSONError) {
+                return try scanPropertyText(into: &table)
+            } catch {
+                return nil
+            }
+        }
+        if properties == nil { offset = start }
+        return properties
     }
 
-    private mutating func scanPropertyText() throws(JSONError) -> EventProperties? {
+    /// Members as they are read: in a fixed buffer, then in an array when it is full.
+    private struct MemberTable {
+        let stack: UnsafeMutableBufferPointer<PropertyText.Member>
+        var count = 0
+        var spilled: [PropertyText.Member] = []
+
+        mutating func append(_ member: PropertyText.Member) {
+            if count < stack.count {
+                (stack.baseAddress! + count).initialize(to: member)
+            } else {
+                if spilled.isEmpty { spilled.append(contentsOf: stack) }
+                spilled.append(member)
+            }
+            count += 1
+        }
+
+        /// Calls `body` with the members, in place.
+        mutating func withMembers<Result>(_ body: (UnsafeMutableBufferPointer<PropertyText.Member>) -> Result) -> Result
+        {
+            if count <= stack.count { return body(UnsafeMutableBufferPointer(rebasing: stack[0..<count])) }
+            return spilled.withUnsafeMutableBufferPointer { body($0) }
+        }
+    }
+
+    private mutating func scanPropertyText(into members: inout MemberTable) throws(JSONError) -> EventProperties? {
         let start = offset
         try expect(UInt8(ascii: "{"))
         skipWhitespace()
         if peek() == UInt8(ascii: "}") { return nil }
-        var members: [PropertyText.Member] = []
-        members.reserveCapacity(16)
         var summary = PropertyText.Summary()
         while true {
             skipWhitespace()
@@ -79,8 +108,12 @@ extension JSONParser {
             guard next == UInt8(ascii: ",") else { throw JSONError(.unexpectedCharacter, at: offset - 1) }
         }
         let text = UnsafeBufferPointer(rebasing: bytes[start..<offset])
-        guard PropertyText.sortByKey(&members, in: text) else { return nil }
-        return EventProperties(text: PropertyText(bytes: Array(text), members: members, summary: summary))
+        return members.withMembers { members in
+            guard PropertyText.sortByKey(members, in: text) else { return nil }
+            return EventProperties(
+                text: PropertyText.make(bytes: text, members: UnsafeBufferPointer(members), summary: summary)
+            )
+        }
     }
 }
 
