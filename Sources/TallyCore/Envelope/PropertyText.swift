@@ -44,6 +44,8 @@ package final class PropertyText: ManagedBuffer<PropertyText.Header, PropertyTex
         package var valueEnd: Int32
         /// A string value with an escape: written again from its decoded text (tally's escaping).
         var needsRewrite: Bool
+        /// The key's first eight bytes as one number (zero-padded), for sorting.
+        var keyPrefix: UInt64 = 0
     }
 
     /// Bounds over all members for the validator's size limits: each at least what the pairs'
@@ -232,20 +234,25 @@ package final class PropertyText: ManagedBuffer<PropertyText.Header, PropertyTex
     /// Sorts `members` by key bytes in place; false when two keys are equal.
     static func sortByKey(_ members: UnsafeMutableBufferPointer<Member>, in bytes: UnsafeBufferPointer<UInt8>) -> Bool {
         let base = bytes.baseAddress!
-        func precedes(_ lhs: Member, _ rhs: Member) -> Int32 {
+        for index in members.indices {
+            members[index].keyPrefix = keyPrefix(
+                base + Int(members[index].keyStart),
+                count: Int(members[index].keyCount)
+            )
+        }
+        /// Negative, zero or positive as `lhs` sorts before, with or after `rhs`.
+        func order(_ lhs: Member, _ rhs: Member) -> Int {
+            // Keys mostly differ in their first eight bytes: one comparison, no call.
+            if lhs.keyPrefix != rhs.keyPrefix { return lhs.keyPrefix < rhs.keyPrefix ? -1 : 1 }
             let common = Int(min(lhs.keyCount, rhs.keyCount))
-            guard common > 0 else { return lhs.keyCount - rhs.keyCount }
-            // Keys mostly differ in their first byte: no call for those.
-            let first = Int32(base[Int(lhs.keyStart)]) - Int32(base[Int(rhs.keyStart)])
-            if first != 0 { return first }
-            let order = memcmp(base + Int(lhs.keyStart), base + Int(rhs.keyStart), common)
-            return order != 0 ? order : lhs.keyCount - rhs.keyCount
+            let order = common <= 8 ? 0 : memcmp(base + Int(lhs.keyStart), base + Int(rhs.keyStart), common)
+            return order != 0 ? Int(order) : Int(lhs.keyCount - rhs.keyCount)
         }
         // Insertion sort: a handful of members, often nearly in order.
         for index in members.indices.dropFirst() {
             var position = index
             while position > 0 {
-                let order = precedes(members[position], members[position - 1])
+                let order = order(members[position], members[position - 1])
                 if order == 0 { return false }
                 if order > 0 { break }
                 members.swapAt(position, position - 1)
@@ -253,5 +260,14 @@ package final class PropertyText: ManagedBuffer<PropertyText.Header, PropertyTex
             }
         }
         return true
+    }
+
+    /// The first eight bytes of a key as a big-endian number, zeros past its end (a raw key holds
+    /// no zero byte, so shorter keys sort first, as in byte order).
+    private static func keyPrefix(_ key: UnsafePointer<UInt8>, count: Int) -> UInt64 {
+        if count >= 8 { return UInt64(bigEndian: UnsafeRawPointer(key).loadUnaligned(as: UInt64.self)) }
+        var prefix: UInt64 = 0
+        for index in 0..<8 { prefix = prefix << 8 | UInt64(index < count ? key[index] : 0) }
+        return prefix
     }
 }

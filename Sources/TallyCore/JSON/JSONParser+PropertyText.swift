@@ -33,6 +33,7 @@ extension JSONParser {
         var count = 0
         var spilled: [PropertyText.Member] = []
 
+        @inline(__always)
         mutating func append(_ member: PropertyText.Member) {
             if count < stack.count {
                 (stack.baseAddress! + count).initialize(to: member)

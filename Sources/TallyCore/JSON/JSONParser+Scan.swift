@@ -120,7 +120,19 @@ extension JSONParser {
 
     /// Moves past the string at the current offset (its opening quote), validating escapes and
     /// UTF-8; returns its length in UTF-8 bytes once unescaped.
+    @inline(__always)
     package mutating func scanString() throws(JSONError) -> Int32 {
+        // Plain ASCII up to the closing quote: most strings, measured by one run.
+        let end = plainRunEnd(from: offset + 1)
+        if end < bytes.count, bytes[end] == UInt8(ascii: "\"") {
+            defer { offset = end + 1 }
+            return Int32(end - offset - 1)
+        }
+        return try scanStringWithEscapes()
+    }
+
+    /// ``scanString()`` for strings with escapes or non-ASCII bytes.
+    private mutating func scanStringWithEscapes() throws(JSONError) -> Int32 {
         offset += 1
         var length: Int32 = 0
         while true {

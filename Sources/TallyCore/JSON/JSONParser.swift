@@ -218,6 +218,18 @@ public struct JSONParser {
         return try withDecodedStringBytes(body)
     }
 
+    /// The bytes of the string at the offset (which holds its opening quote) when it is plain
+    /// ASCII without escapes, moving past it; nil, the offset unchanged, for any other string.
+    /// Not generic: ``withStringBytes(_:)`` called from another module runs unspecialized
+    /// (~130 instructions a call), so decoders there try this first.
+    package mutating func plainStringBytes() -> UnsafeBufferPointer<UInt8>? {
+        let start = offset + 1
+        let end = plainRunEnd(from: start)
+        guard end < bytes.count, bytes[end] == UInt8(ascii: "\"") else { return nil }
+        offset = end + 1
+        return UnsafeBufferPointer(rebasing: bytes[start..<end])
+    }
+
     /// ``withStringBytes(_:)`` for strings with escapes or non-ASCII bytes: decoded (and validated)
     /// the general way. A function of its own so that the fast path above needs no `Result?`:
     /// called from another module, the unspecialized generic looked up that type's metadata on
