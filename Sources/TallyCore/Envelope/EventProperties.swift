@@ -104,7 +104,7 @@ public struct EventProperties: Hashable, Sendable {
             switch storage {
             case .strings(let strings): return strings[key].map(PropertyValue.string)
             case .pairs(let pairs): return pairs.first { $0.key == key }?.value
-            case .text(let text): return text.pairs.first { $0.key == key }?.value
+            case .text(let text): return text.value(of: key)
             }
         }
         set {
@@ -152,11 +152,14 @@ public struct EventProperties: Hashable, Sendable {
     /// The typed pairs in key byte order (read from the text for ``PropertyText``): nil for
     /// string properties, which are better read one by one than converted all at once.
     package var sortedPairsIfStored: [Pair]? {
-        switch storage {
-        case .strings: nil
-        case .pairs(let pairs): pairs
-        case .text(let text): text.pairs
-        }
+        if case .pairs(let pairs) = storage { return pairs }
+        return text?.pairs
+    }
+
+    /// The string properties as `track()` handed them over; nil for typed ones.
+    package var stringsIfStored: [String: String]? {
+        if case .strings(let strings) = storage { return strings }
+        return nil
     }
 
     /// The keys in byte order.

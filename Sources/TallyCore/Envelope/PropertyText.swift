@@ -118,6 +118,11 @@ package final class PropertyText: ManagedBuffer<PropertyText.Header, PropertyTex
         }
     }
 
+    /// The value of the member named `key`.
+    func value(of key: String) -> PropertyValue? {
+        pairs.first { $0.key == key }?.value
+    }
+
     /// Whether there is a member named `key`.
     func contains(_ key: String) -> Bool {
         var key = key
@@ -235,9 +240,11 @@ package final class PropertyText: ManagedBuffer<PropertyText.Header, PropertyTex
     static func sortByKey(_ members: UnsafeMutableBufferPointer<Member>, in bytes: UnsafeBufferPointer<UInt8>) -> Bool {
         let base = bytes.baseAddress!
         for index in members.indices {
+            let key = Int(members[index].keyStart)
             members[index].keyPrefix = keyPrefix(
-                base + Int(members[index].keyStart),
-                count: Int(members[index].keyCount)
+                base + key,
+                count: Int(members[index].keyCount),
+                readable: bytes.count - key
             )
         }
         /// Negative, zero or positive as `lhs` sorts before, with or after `rhs`.
@@ -263,9 +270,13 @@ package final class PropertyText: ManagedBuffer<PropertyText.Header, PropertyTex
     }
 
     /// The first eight bytes of a key as a big-endian number, zeros past its end (a raw key holds
-    /// no zero byte, so shorter keys sort first, as in byte order).
-    private static func keyPrefix(_ key: UnsafePointer<UInt8>, count: Int) -> UInt64 {
-        if count >= 8 { return UInt64(bigEndian: UnsafeRawPointer(key).loadUnaligned(as: UInt64.self)) }
+    /// no zero byte, so shorter keys sort first, as in byte order). `readable`: the bytes that
+    /// may be read from the key's start.
+    private static func keyPrefix(_ key: UnsafePointer<UInt8>, count: Int, readable: Int) -> UInt64 {
+        if readable >= 8 {
+            let word = UInt64(bigEndian: UnsafeRawPointer(key).loadUnaligned(as: UInt64.self))
+            return count >= 8 ? word : word & ~(UInt64.max >> (count * 8))
+        }
         var prefix: UInt64 = 0
         for index in 0..<8 { prefix = prefix << 8 | UInt64(index < count ? key[index] : 0) }
         return prefix

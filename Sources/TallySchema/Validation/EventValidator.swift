@@ -74,7 +74,8 @@ public struct EventValidator: Sendable {
                 violations.append(EventViolation(.invalidName, path: "$.feature", message: problem))
             }
         }
-        if event.properties.count > limits.maxPropertyCount {
+        let properties = event.properties
+        if properties.count > limits.maxPropertyCount {
             violations.append(
                 EventViolation(
                     .tooLarge,
@@ -84,7 +85,7 @@ public struct EventValidator: Sendable {
             )
         }
         var estimatedBytes = 256 + name.utf8.count
-        if let summary = event.properties.text?.summary, Int(summary.longestKey) <= limits.maxKeyLength,
+        if let summary = properties.text?.summary, Int(summary.longestKey) <= limits.maxKeyLength,
             Int(summary.longestString) <= limits.maxValueLength, Int(summary.depth) <= limits.maxDepth,
             Int(summary.nestedValues) <= limits.maxNestedValues
         {
@@ -92,7 +93,55 @@ public struct EventValidator: Sendable {
             // members are walked only to name what is over one).
             estimatedBytes += summary.estimatedBytes
         } else {
-            checkProperties(event.properties, size: &estimatedBytes, into: &violations)
+            var nestedValues = 0
+            properties.forEach { key, value in
+                let keyBytes = key.utf8.count
+                estimatedBytes += keyBytes + 8
+                if keyBytes > limits.maxKeyLength {
+                    violations.append(
+                        EventViolation(
+                            .tooLarge,
+                            path: "$.properties",
+                            message: "a key is over \(limits.maxKeyLength) bytes"
+                        )
+                    )
+                }
+                switch value {
+                case .string(let string):
+                    let valueBytes = string.utf8.count
+                    estimatedBytes += valueBytes
+                    if valueBytes > limits.maxValueLength {
+                        violations.append(
+                            EventViolation(
+                                .tooLarge,
+                                path: "$.properties.\(key)",
+                                message: "over \(limits.maxValueLength) bytes"
+                            )
+                        )
+                    }
+                case .json(let raw):
+                    estimatedBytes += raw.text.utf8.count
+                    // The shape recorded when the value was read answers every limit at once; the value
+                    // is walked only to name what is over one.
+                    let shape = raw.shape
+                    if shape.depth <= limits.maxDepth, shape.longestString <= limits.maxValueLength,
+                        shape.longestKey <= limits.maxKeyLength,
+                        nestedValues + Int(shape.values) <= limits.maxNestedValues
+                    {
+                        nestedValues += Int(shape.values)
+                    } else {
+                        checkNested(
+                            raw.value,
+                            path: "$.properties.\(key)",
+                            depth: 0,
+                            count: &nestedValues,
+                            into: &violations
+                        )
+                    }
+                default:
+                    estimatedBytes += 24
+                }
+            }
         }
         // Three calls, not a loop over an array of (field, value): this runs for every event.
         checkIdentity(event.userID, "user_id", size: &estimatedBytes, into: &violations)
@@ -107,63 +156,6 @@ public struct EventValidator: Sendable {
         // Exact size only when the cheap estimate (escaping aside) says it might be too large.
         if estimatedBytes * 2 > limits.maxEventBytes, event.ndjsonLine.count > limits.maxEventBytes {
             violations.append(EventViolation(.tooLarge, path: "$", message: "over \(limits.maxEventBytes) bytes"))
-        }
-    }
-
-    /// Limits of each property: key and string sizes, nested values; adds their size to `size`.
-    private func checkProperties(
-        _ properties: EventProperties,
-        size estimatedBytes: inout Int,
-        into violations: inout [EventViolation]
-    ) {
-        var nestedValues = 0
-        properties.forEach { key, value in
-            let keyBytes = key.utf8.count
-            estimatedBytes += keyBytes + 8
-            if keyBytes > limits.maxKeyLength {
-                violations.append(
-                    EventViolation(
-                        .tooLarge,
-                        path: "$.properties",
-                        message: "a key is over \(limits.maxKeyLength) bytes"
-                    )
-                )
-            }
-            switch value {
-            case .string(let string):
-                let valueBytes = string.utf8.count
-                estimatedBytes += valueBytes
-                if valueBytes > limits.maxValueLength {
-                    violations.append(
-                        EventViolation(
-                            .tooLarge,
-                            path: "$.properties.\(key)",
-                            message: "over \(limits.maxValueLength) bytes"
-                        )
-                    )
-                }
-            case .json(let raw):
-                estimatedBytes += raw.text.utf8.count
-                // The shape recorded when the value was read answers every limit at once; the value
-                // is walked only to name what is over one.
-                let shape = raw.shape
-                if shape.depth <= limits.maxDepth, shape.longestString <= limits.maxValueLength,
-                    shape.longestKey <= limits.maxKeyLength,
-                    nestedValues + Int(shape.values) <= limits.maxNestedValues
-                {
-                    nestedValues += Int(shape.values)
-                } else {
-                    checkNested(
-                        raw.value,
-                        path: "$.properties.\(key)",
-                        depth: 0,
-                        count: &nestedValues,
-                        into: &violations
-                    )
-                }
-            default:
-                estimatedBytes += 24
-            }
         }
     }
 
