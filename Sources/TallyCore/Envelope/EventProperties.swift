@@ -101,11 +101,10 @@ public struct EventProperties: Hashable, Sendable {
     /// The value for a key.
     public subscript(key: String) -> PropertyValue? {
         get {
-            switch storage {
-            case .strings(let strings): return strings[key].map(PropertyValue.string)
-            case .pairs(let pairs): return pairs.first { $0.key == key }?.value
-            case .text(let text): return text.value(of: key)
-            }
+            // String properties first, on their own: the validator looks each declared property up
+            // here, and a switch over all three representations copied the storage each time.
+            if case .strings(let strings) = storage { return strings[key].map(PropertyValue.string) }
+            return typedValue(of: key)
         }
         set {
             var pairs = sortedPairs
@@ -116,6 +115,14 @@ public struct EventProperties: Hashable, Sendable {
                 pairs.insert((key, newValue), at: index)
             }
             storage = .pairs(pairs)
+        }
+    }
+
+    private func typedValue(of key: String) -> PropertyValue? {
+        switch storage {
+        case .strings(let strings): strings[key].map(PropertyValue.string)
+        case .pairs(let pairs): pairs.first { $0.key == key }?.value
+        case .text(let text): text.value(of: key)
         }
     }
 
@@ -154,12 +161,6 @@ public struct EventProperties: Hashable, Sendable {
     package var sortedPairsIfStored: [Pair]? {
         if case .pairs(let pairs) = storage { return pairs }
         return text?.pairs
-    }
-
-    /// The string properties as `track()` handed them over; nil for typed ones.
-    package var stringsIfStored: [String: String]? {
-        if case .strings(let strings) = storage { return strings }
-        return nil
     }
 
     /// The keys in byte order.

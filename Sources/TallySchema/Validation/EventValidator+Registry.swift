@@ -46,10 +46,6 @@ extension EventValidator {
         // The normalized list is built only once a value changes; until then the event keeps its
         // storage (building it for every event cost an allocation and a retain per property).
         let present = event.properties.sortedPairsIfStored
-        // String properties (from `track()`) are looked up in their dictionary directly: through
-        // the subscript, each lookup copied and destroyed the properties' storage (+6 % for the
-        // five-property validation bench once a third representation existed).
-        let strings = present == nil ? event.properties.stringsIfStored : nil
         var normalized: [EventProperties.Pair] = []
         // String properties (from `track()`) are usually converted: build the list from the start.
         var building = present == nil
@@ -61,8 +57,6 @@ extension EventValidator {
             let value: PropertyValue?
             if let present {
                 value = Self.merge(declared.name, in: present, cursor: &cursor)
-            } else if let strings {
-                value = strings[declared.name].map(PropertyValue.string)
             } else {
                 value = event.properties[declared.name]
             }
