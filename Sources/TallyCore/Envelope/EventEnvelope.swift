@@ -68,14 +68,7 @@ public struct EventEnvelope: Hashable, @unchecked Sendable {
     final class Storage: ManagedBuffer<Fields, UInt8> {
         @inlinable
         static func make(_ fields: Fields) -> Storage {
-            make { fields }
-        }
-
-        /// Storage whose fields `fields` makes in place (a `Fields` value made first and passed
-        /// in is copied into the header: ~1,000 instructions of retains and releases).
-        @inlinable
-        static func make(_ fields: () -> Fields) -> Storage {
-            unsafeDowncast(Storage.create(minimumCapacity: 0) { _ in fields() }, to: Storage.self)
+            unsafeDowncast(Storage.create(minimumCapacity: 0) { _ in fields }, to: Storage.self)
         }
 
         @inlinable
@@ -254,7 +247,7 @@ public struct EventEnvelope: Hashable, @unchecked Sendable {
         groupID: String? = nil,
         previousID: String? = nil
     ) {
-        storage = Storage.make {
+        storage = Storage.make(
             Fields(
                 eventID: eventID,
                 name: name,
@@ -272,7 +265,7 @@ public struct EventEnvelope: Hashable, @unchecked Sendable {
                 foreign: sourceID == nil && kind == .track && groupID == nil && previousID == nil
                     ? nil : ForeignFields(sourceID: sourceID, kind: kind, groupID: groupID, previousID: previousID)
             )
-        }
+        )
     }
 
     /// The identity summaries count: the user id, else the anonymous id.
