@@ -28,7 +28,12 @@ package struct SegmentLineDecoder {
             while true {
                 parser.skipWhitespace()
                 guard parser.peek() == UInt8(ascii: "\"") else { return nil }
-                let key = try parser.withStringBytes { (bytes) throws(JSONError) in Key(bytes) }
+                let key =
+                    if let bytes = parser.plainStringBytes() {
+                        Key(bytes)
+                    } else {
+                        try parser.withStringBytes { (bytes) throws(JSONError) in Key(bytes) }
+                    }
                 parser.skipWhitespace()
                 try parser.expect(UInt8(ascii: ":"))
                 parser.skipWhitespace()
@@ -118,6 +123,15 @@ package struct SegmentLineDecoder {
                 guard parser.peek() == UInt8(ascii: "{") else {
                     return parser.peek() == UInt8(ascii: "n") && skipNull(&parser)
                 }
+                // Kept in their text (the context too: its mapping reads the few members it needs).
+                if let object = parser.parsePropertyText() {
+                    switch key {
+                    case .properties: properties = object
+                    case .traits: traits = object
+                    default: context = object
+                    }
+                    return true
+                }
                 let (object, duplicate) = try parser.parsePropertyObject()
                 guard duplicate == nil else { return false }
                 switch key {
@@ -131,7 +145,12 @@ package struct SegmentLineDecoder {
                 guard parser.peek() == UInt8(ascii: "\"") else {
                     return parser.peek() == UInt8(ascii: "n") && skipNull(&parser)
                 }
-                let time = try parser.withStringBytes { (bytes) throws(JSONError) in Timestamp(rfc3339Bytes: bytes) }
+                let time =
+                    if let bytes = parser.plainStringBytes() {
+                        Timestamp(rfc3339Bytes: bytes)
+                    } else {
+                        try parser.withStringBytes { (bytes) throws(JSONError) in Timestamp(rfc3339Bytes: bytes) }
+                    }
                 guard let time else { return false }
                 switch key {
                 case .sentAt: sentAt = time
@@ -141,12 +160,12 @@ package struct SegmentLineDecoder {
                 }
             case .messageId:
                 guard parser.peek() == UInt8(ascii: "\"") else { return false }
-                messageID = try parser.withStringBytes { (bytes) throws(JSONError) in
-                    if let id = EventID(uuidText: bytes) { return (id, nil) }
-                    guard !bytes.isEmpty else { return nil }
-                    let text = String(decoding: bytes, as: UTF8.self)
-                    return (EventID(foreignID: text), text)
-                }
+                messageID =
+                    if let bytes = parser.plainStringBytes() {
+                        Self.messageID(bytes)
+                    } else {
+                        try parser.withStringBytes { (bytes) throws(JSONError) in Self.messageID(bytes) }
+                    }
                 return messageID != nil
             default:
                 let text: String?
@@ -168,6 +187,15 @@ package struct SegmentLineDecoder {
                 }
             }
             return true
+        }
+
+        /// The event id of a `messageId` (a UUID as itself, else by name) and the id as sent when
+        /// it is not a UUID; nil for an empty one.
+        private static func messageID(_ bytes: UnsafeBufferPointer<UInt8>) -> (id: EventID, sourceID: String?)? {
+            if let id = EventID(uuidText: bytes) { return (id, nil) }
+            guard !bytes.isEmpty else { return nil }
+            let text = String(decoding: bytes, as: UTF8.self)
+            return (EventID(foreignID: text), text)
         }
 
         private func skipNull(_ parser: inout JSONParser) -> Bool {

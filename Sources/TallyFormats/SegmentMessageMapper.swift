@@ -182,6 +182,11 @@ package struct SegmentMessageMapper: Sendable {
     static func context(_ own: EventProperties?, batchContext: EventProperties?, integrations: JSONValue?)
         -> EventContext?
     {
+        if let text = own?.text, batchContext == nil, integrations == nil || integrations == .null,
+            let context = EventContext(segmentContext: text)
+        {
+            return context
+        }
         var members: [EventProperties.Pair]
         if let own, let batchContext {
             var merged: [String: PropertyValue] = [:]

@@ -16,6 +16,11 @@ struct PatternTests {
             ("^(?:ab)+$", "ababab", true), ("^(?<year>\\d{4})$", "2026", true), ("^\\.\\*$", ".*", true),
             ("^[\\d-]+$", "12-3", true), ("^(a|ab)(c|bcd)(d*)$", "abcd", true),
             ("^(?!x).*$", "yes", true), ("^(?!x).*$", "xno", false), ("^(a)\\1$", "aa", true),
+            // Sequences without branches (matched scalar by scalar).
+            ("^[A-Z]{3}$", "USD", true), ("^[A-Z]{3}$", "usd", false), ("^[A-Z]{3}$", "USDX", false),
+            ("^[A-Z]{3}$", "US", false), ("[0-9]{2}", "ab12c", true), ("[0-9]{2}", "a1b2", false),
+            ("a$", "ba", true), ("a$", "ab", false), ("^$", "a", false), ("^", "", true), ("$", "abc", true),
+            ("", "x", true), ("é.", "café!", true), ("^[é]{2}$", "éé", true), ("x^", "x", false),
         ]
     )
     func matches(pattern: String, input: String, expected: Bool) throws {

@@ -1,6 +1,10 @@
 extension EventProperties {
     /// Appends the properties as a JSON object, keys in byte order: the form every encoder writes.
     package func appendJSON(to bytes: inout [UInt8]) {
+        if let text {
+            text.appendJSON(to: &bytes)
+            return
+        }
         bytes.append(UInt8(ascii: "{"))
         var first = true
         forEachSorted { key, value in
@@ -25,7 +29,9 @@ extension EventContext {
         Self.appendField("platform", platform, first: &first, to: &bytes)
         Self.appendField("os_version", osVersion, first: &first, to: &bytes)
         Self.appendField("locale", locale, first: &first, to: &bytes)
-        if !additional.isEmpty {
+        if let text = additional.text {
+            text.appendMembers(to: &bytes, first: &first)
+        } else if !additional.isEmpty {
             additional.forEachSorted { key, value in
                 if !first { bytes.append(UInt8(ascii: ",")) }
                 first = false

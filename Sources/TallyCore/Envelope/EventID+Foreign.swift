@@ -11,12 +11,13 @@ extension EventID {
         var name = name
         let digest = name.withUTF8 { utf8 in
             withUnsafeTemporaryAllocation(of: UInt8.self, capacity: 16 + utf8.count) { message in
-                for (word, offset) in [(Self.foreignIDNamespace.high, 0), (Self.foreignIDNamespace.low, 8)] {
-                    for index in 0..<8 {
-                        message[offset + index] = UInt8(truncatingIfNeeded: word >> UInt64(56 - index * 8))
-                    }
+                for index in 0..<8 {
+                    message[index] = UInt8(truncatingIfNeeded: Self.foreignIDNamespace.high >> UInt64(56 - index * 8))
+                    message[8 + index] = UInt8(
+                        truncatingIfNeeded: Self.foreignIDNamespace.low >> UInt64(56 - index * 8)
+                    )
                 }
-                for index in 0..<utf8.count { message[16 + index] = utf8[index] }
+                if !utf8.isEmpty { (message.baseAddress! + 16).initialize(from: utf8.baseAddress!, count: utf8.count) }
                 return SHA1.digest(UnsafeBufferPointer(message))
             }
         }

@@ -8,17 +8,22 @@
 
 /// An event's properties: string keys to scalar values.
 ///
-/// Two representations: the `[String: String]` a `TrackingEventContract` hands over, kept as it
-/// is so that `track()` copies nothing; and typed values as key-value pairs sorted by the keys'
+/// Three representations: the `[String: String]` a `TrackingEventContract` hands over, kept as it
+/// is so that `track()` copies nothing; typed values as key-value pairs sorted by the keys'
 /// bytes, which is the order tally writes them in (so equal events encode to equal bytes) and,
-/// for the handful of properties an event has, faster to build and search than a dictionary.
+/// for the handful of properties an event has, faster to build and search than a dictionary;
+/// and a JSON source's object text as it arrived (``PropertyText``), which writers copy and the
+/// validator checks without reading a value. Every representation of the same properties is
+/// equal and encodes to the same bytes.
 public struct EventProperties: Hashable, Sendable {
     /// One property.
     public typealias Pair = (key: String, value: PropertyValue)
 
-    private enum Storage: Sendable {
+    // @unchecked: for `text`, a `ManagedBuffer` never mutated once made (see PropertyText).
+    private enum Storage: @unchecked Sendable {
         case strings([String: String])
         case pairs([Pair])
+        case text(PropertyText)
     }
 
     private var storage: Storage
@@ -70,11 +75,23 @@ public struct EventProperties: Hashable, Sendable {
         storage = .pairs(sortedPairs)
     }
 
+    /// Properties kept as their object text.
+    package init(text: PropertyText) {
+        storage = .text(text)
+    }
+
+    /// The object text, when the properties are kept so.
+    package var text: PropertyText? {
+        if case .text(let text) = storage { return text }
+        return nil
+    }
+
     /// The number of properties.
     public var count: Int {
         switch storage {
         case .strings(let strings): strings.count
         case .pairs(let pairs): pairs.count
+        case .text(let text): text.count
         }
     }
 
@@ -84,10 +101,10 @@ public struct EventProperties: Hashable, Sendable {
     /// The value for a key.
     public subscript(key: String) -> PropertyValue? {
         get {
-            switch storage {
-            case .strings(let strings): return strings[key].map(PropertyValue.string)
-            case .pairs(let pairs): return pairs.first { $0.key == key }?.value
-            }
+            // String properties first, on their own: the validator looks each declared property up
+            // here, and a switch over all three representations copied the storage each time.
+            if case .strings(let strings) = storage { return strings[key].map(PropertyValue.string) }
+            return typedValue(of: key)
         }
         set {
             var pairs = sortedPairs
@@ -101,11 +118,20 @@ public struct EventProperties: Hashable, Sendable {
         }
     }
 
+    private func typedValue(of key: String) -> PropertyValue? {
+        switch storage {
+        case .strings(let strings): strings[key].map(PropertyValue.string)
+        case .pairs(let pairs): pairs.first { $0.key == key }?.value
+        case .text(let text): text.value(of: key)
+        }
+    }
+
     /// Whether `key` is present.
     public func contains(_ key: String) -> Bool {
         switch storage {
         case .strings(let strings): strings[key] != nil
         case .pairs(let pairs): pairs.contains { $0.key == key }
+        case .text(let text): text.contains(key)
         }
     }
 
@@ -114,6 +140,7 @@ public struct EventProperties: Hashable, Sendable {
         switch storage {
         case .strings(let strings): strings.mapValues(PropertyValue.string)
         case .pairs(let pairs): Dictionary(pairs.map { ($0.key, $0.value) }, uniquingKeysWith: { _, last in last })
+        case .text(let text): Dictionary(text.pairs.map { ($0.key, $0.value) }, uniquingKeysWith: { _, last in last })
         }
     }
 
@@ -125,13 +152,15 @@ public struct EventProperties: Hashable, Sendable {
                 Self.byteOrder($0.key, $1.key)
             }
         case .pairs(let pairs): pairs
+        case .text(let text): text.pairs
         }
     }
 
-    /// The stored pairs (in key byte order) without building them: nil for string properties.
+    /// The typed pairs in key byte order (read from the text for ``PropertyText``): nil for
+    /// string properties, which are better read one by one than converted all at once.
     package var sortedPairsIfStored: [Pair]? {
         if case .pairs(let pairs) = storage { return pairs }
-        return nil
+        return text?.pairs
     }
 
     /// The keys in byte order.
@@ -144,13 +173,15 @@ public struct EventProperties: Hashable, Sendable {
             for (key, value) in strings { try body(key, .string(value)) }
         case .pairs(let pairs):
             for pair in pairs { try body(pair.key, pair.value) }
+        case .text(let text):
+            for pair in text.pairs { try body(pair.key, pair.value) }
         }
     }
 
     /// Calls `body` for each property in key byte order.
     public func forEachSorted(_ body: (String, PropertyValue) throws -> Void) rethrows {
         switch storage {
-        case .strings:
+        case .strings, .text:
             for pair in sortedPairs { try body(pair.key, pair.value) }
         case .pairs(let pairs):
             for pair in pairs { try body(pair.key, pair.value) }
@@ -215,6 +246,7 @@ extension EventProperties: Sequence {
         switch storage {
         case .strings(let strings): Iterator(base: .strings(strings.makeIterator()))
         case .pairs(let pairs): Iterator(base: .pairs(pairs.makeIterator()))
+        case .text(let text): Iterator(base: .pairs(text.pairs.makeIterator()))
         }
     }
 

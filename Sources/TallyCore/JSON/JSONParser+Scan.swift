@@ -39,7 +39,7 @@ extension JSONParser {
         return (try? again.scanShape()) ?? RawJSON.Shape()
     }
 
-    private mutating func scanValue(level: Int32, depth: Int, shape: inout RawJSON.Shape) throws(JSONError) {
+    mutating func scanValue(level: Int32, depth: Int, shape: inout RawJSON.Shape) throws(JSONError) {
         shape.values += 1
         guard offset < bytes.count else { throw JSONError(.unexpectedEnd, at: offset) }
         let kind: RawJSON.Shape.Kind
@@ -120,7 +120,19 @@ extension JSONParser {
 
     /// Moves past the string at the current offset (its opening quote), validating escapes and
     /// UTF-8; returns its length in UTF-8 bytes once unescaped.
+    @inline(__always)
     package mutating func scanString() throws(JSONError) -> Int32 {
+        // Plain ASCII up to the closing quote: most strings, measured by one run.
+        let end = plainRunEnd(from: offset + 1)
+        if end < bytes.count, bytes[end] == UInt8(ascii: "\"") {
+            defer { offset = end + 1 }
+            return Int32(end - offset - 1)
+        }
+        return try scanStringWithEscapes()
+    }
+
+    /// ``scanString()`` for strings with escapes or non-ASCII bytes.
+    private mutating func scanStringWithEscapes() throws(JSONError) -> Int32 {
         offset += 1
         var length: Int32 = 0
         while true {

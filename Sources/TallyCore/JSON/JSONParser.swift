@@ -218,6 +218,18 @@ public struct JSONParser {
         return try withDecodedStringBytes(body)
     }
 
+    /// The bytes of the string at the offset (which holds its opening quote) when it is plain
+    /// ASCII without escapes, moving past it; nil, the offset unchanged, for any other string.
+    /// Not generic: ``withStringBytes(_:)`` called from another module runs unspecialized
+    /// (~130 instructions a call), so decoders there try this first.
+    package mutating func plainStringBytes() -> UnsafeBufferPointer<UInt8>? {
+        let start = offset + 1
+        let end = plainRunEnd(from: start)
+        guard end < bytes.count, bytes[end] == UInt8(ascii: "\"") else { return nil }
+        offset = end + 1
+        return UnsafeBufferPointer(rebasing: bytes[start..<end])
+    }
+
     /// ``withStringBytes(_:)`` for strings with escapes or non-ASCII bytes: decoded (and validated)
     /// the general way. A function of its own so that the fast path above needs no `Result?`:
     /// called from another module, the unspecialized generic looked up that type's metadata on
@@ -241,19 +253,28 @@ public struct JSONParser {
     /// on each.
     @inline(__always)
     func plainRunEnd(from index: Int) -> Int {
+        Self.plainRunEnd(in: bytes, from: index)
+    }
+
+    /// ``plainRunEnd(from:)`` in any buffer.
+    @inlinable @inline(__always)
+    package static func plainRunEnd(in bytes: UnsafeBufferPointer<UInt8>, from index: Int) -> Int {
         guard let base = bytes.baseAddress else { return index }
         var index = index
         let ones: UInt64 = 0x0101_0101_0101_0101
         let highs: UInt64 = 0x8080_8080_8080_8080
         while index + 8 <= bytes.count {
-            let word = UnsafeRawPointer(base + index).loadUnaligned(as: UInt64.self)
+            let word = UInt64(littleEndian: UnsafeRawPointer(base + index).loadUnaligned(as: UInt64.self))
             let quote = word ^ (ones &* 0x22)
             let backslash = word ^ (ones &* 0x5C)
             // A zero byte in `quote` or `backslash`, a byte below 0x20, or a high bit: not plain.
             let special =
                 ((quote &- ones) & ~quote) | ((backslash &- ones) & ~backslash) | ((word &- ones &* 0x20) & ~word)
                 | word
-            if special & highs != 0 { break }
+            // The lowest flag marks the first such byte exactly (a borrow only sets flags above
+            // it): no byte loop over the word, which cost ~7 instructions a byte on short strings.
+            let flags = special & highs
+            if flags != 0 { return index + flags.trailingZeroBitCount >> 3 }
             index += 8
         }
         while index < bytes.count {

@@ -92,6 +92,7 @@ private struct RFC3339Cursor {
 
     var isAtEnd: Bool { index == bytes.count }
 
+    @inline(__always)
     mutating func digits(_ count: Int) -> Int64? {
         guard index + count <= bytes.count else { return nil }
         var value: Int64 = 0
@@ -104,12 +105,14 @@ private struct RFC3339Cursor {
         return value
     }
 
+    @inline(__always)
     mutating func expect(_ byte: UInt8) -> Bool {
         guard index < bytes.count, bytes[index] == byte else { return false }
         index += 1
         return true
     }
 
+    @inline(__always)
     mutating func expectAny(_ a: UInt8, _ b: UInt8) -> Bool {
         guard index < bytes.count, bytes[index] == a || bytes[index] == b else { return false }
         index += 1

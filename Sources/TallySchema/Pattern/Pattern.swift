@@ -40,13 +40,27 @@ package final class Pattern: Sendable, CustomStringConvertible {
         // ASCII (the usual case for ids and codes): the UTF-8 bytes are the scalars.
         if let result = string.withUTF8({ bytes -> Bool? in
             guard !bytes.contains(where: { $0 >= 0x80 }) else { return nil }
-            return PatternScratch.with(size: program.instructions.count) { program.matches(bytes, scratch: &$0) }
+            return Self.run(program, bytes)
         }) {
             return result
         }
-        return Self.withScalars(string) { scalars in
-            PatternScratch.with(size: program.instructions.count) { program.matches(scalars, scratch: &$0) }
+        return Self.withScalars(string) { Self.run(program, $0) }
+    }
+
+    /// ``matches(_:)`` for valid UTF-8 bytes: ASCII goes to the matcher without making a `String`.
+    package func matches(utf8 bytes: UnsafeBufferPointer<UInt8>) -> Bool {
+        guard let program, !bytes.contains(where: { $0 >= 0x80 }) else {
+            return matches(String(decoding: bytes, as: UTF8.self))
         }
+        return Self.run(program, bytes)
+    }
+
+    private static func run<Unit: FixedWidthInteger & UnsignedInteger>(
+        _ program: PatternProgram,
+        _ scalars: UnsafeBufferPointer<Unit>
+    ) -> Bool {
+        if program.isSequence { return program.matchesInSequence(scalars) }
+        return PatternScratch.with(size: program.instructions.count) { program.matches(scalars, scratch: &$0) }
     }
 
     private static func withScalars<Result>(_ string: String, _ body: (UnsafeBufferPointer<UInt32>) -> Result) -> Result

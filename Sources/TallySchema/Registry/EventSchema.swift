@@ -31,6 +31,9 @@ public final class EventSchema: Sendable {
     /// The declared properties' schemas compiled for raw JSON text, in the order of
     /// `properties.sortedProperties`: nested values are checked from their text.
     let propertyPlans: [SchemaTextPlan]
+    /// The whole properties schema compiled for raw JSON text: properties kept in their text are
+    /// checked in one walk.
+    let propertiesPlan: SchemaTextPlan
 
     private static let simpleObjectKeywords: Set<String> = [
         "type", "properties", "required", "additionalProperties", "$schema", "$id", "id", "$comment", "title",
@@ -59,6 +62,7 @@ public final class EventSchema: Sendable {
         self.path = path
         versionText = version.description
         propertyPlans = properties.sortedProperties.map { SchemaTextPlan($0.schema) }
+        propertiesPlan = SchemaTextPlan(properties)
         hasSimpleObjectSchema =
             properties.source.objectMembers?.allSatisfy { Self.simpleObjectKeywords.contains($0.key) } ?? false
     }

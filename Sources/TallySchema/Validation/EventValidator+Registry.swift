@@ -30,6 +30,12 @@ extension EventValidator {
         }
         if event.feature != schema.feature { event.feature = schema.feature }
         if event.schemaVersion != schema.versionText { event.schemaVersion = schema.versionText }
+        // Properties in their text, under plain JSON Schema semantics (nothing is converted): one
+        // walk of the text decides when they are certainly valid. Anything else (a violation to
+        // name, a keyword the walk leaves to the schema) goes the way below, which reads the pairs.
+        if !schema.normalizesStrings, let text = event.properties.text, schema.propertiesPlan.acceptsProperties(text) {
+            return
+        }
         let propertySchema = schema.properties
         if !schema.hasSimpleObjectSchema {
             checkWholeObject(&event, schema: schema, into: &violations)

@@ -74,7 +74,8 @@ public struct EventValidator: Sendable {
                 violations.append(EventViolation(.invalidName, path: "$.feature", message: problem))
             }
         }
-        if event.properties.count > limits.maxPropertyCount {
+        let properties = event.properties
+        if properties.count > limits.maxPropertyCount {
             violations.append(
                 EventViolation(
                     .tooLarge,
@@ -84,53 +85,62 @@ public struct EventValidator: Sendable {
             )
         }
         var estimatedBytes = 256 + name.utf8.count
-        var nestedValues = 0
-        event.properties.forEach { key, value in
-            let keyBytes = key.utf8.count
-            estimatedBytes += keyBytes + 8
-            if keyBytes > limits.maxKeyLength {
-                violations.append(
-                    EventViolation(
-                        .tooLarge,
-                        path: "$.properties",
-                        message: "a key is over \(limits.maxKeyLength) bytes"
-                    )
-                )
-            }
-            switch value {
-            case .string(let string):
-                let valueBytes = string.utf8.count
-                estimatedBytes += valueBytes
-                if valueBytes > limits.maxValueLength {
+        if let summary = properties.text?.summary, Int(summary.longestKey) <= limits.maxKeyLength,
+            Int(summary.longestString) <= limits.maxValueLength, Int(summary.depth) <= limits.maxDepth,
+            Int(summary.nestedValues) <= limits.maxNestedValues
+        {
+            // Properties in their text: bounds over all members answer every limit at once (the
+            // members are walked only to name what is over one).
+            estimatedBytes += summary.estimatedBytes
+        } else {
+            var nestedValues = 0
+            properties.forEach { key, value in
+                let keyBytes = key.utf8.count
+                estimatedBytes += keyBytes + 8
+                if keyBytes > limits.maxKeyLength {
                     violations.append(
                         EventViolation(
                             .tooLarge,
-                            path: "$.properties.\(key)",
-                            message: "over \(limits.maxValueLength) bytes"
+                            path: "$.properties",
+                            message: "a key is over \(limits.maxKeyLength) bytes"
                         )
                     )
                 }
-            case .json(let raw):
-                estimatedBytes += raw.text.utf8.count
-                // The shape recorded when the value was read answers every limit at once; the value
-                // is walked only to name what is over one.
-                let shape = raw.shape
-                if shape.depth <= limits.maxDepth, shape.longestString <= limits.maxValueLength,
-                    shape.longestKey <= limits.maxKeyLength,
-                    nestedValues + Int(shape.values) <= limits.maxNestedValues
-                {
-                    nestedValues += Int(shape.values)
-                } else {
-                    checkNested(
-                        raw.value,
-                        path: "$.properties.\(key)",
-                        depth: 0,
-                        count: &nestedValues,
-                        into: &violations
-                    )
+                switch value {
+                case .string(let string):
+                    let valueBytes = string.utf8.count
+                    estimatedBytes += valueBytes
+                    if valueBytes > limits.maxValueLength {
+                        violations.append(
+                            EventViolation(
+                                .tooLarge,
+                                path: "$.properties.\(key)",
+                                message: "over \(limits.maxValueLength) bytes"
+                            )
+                        )
+                    }
+                case .json(let raw):
+                    estimatedBytes += raw.text.utf8.count
+                    // The shape recorded when the value was read answers every limit at once; the value
+                    // is walked only to name what is over one.
+                    let shape = raw.shape
+                    if shape.depth <= limits.maxDepth, shape.longestString <= limits.maxValueLength,
+                        shape.longestKey <= limits.maxKeyLength,
+                        nestedValues + Int(shape.values) <= limits.maxNestedValues
+                    {
+                        nestedValues += Int(shape.values)
+                    } else {
+                        checkNested(
+                            raw.value,
+                            path: "$.properties.\(key)",
+                            depth: 0,
+                            count: &nestedValues,
+                            into: &violations
+                        )
+                    }
+                default:
+                    estimatedBytes += 24
                 }
-            default:
-                estimatedBytes += 24
             }
         }
         // Three calls, not a loop over an array of (field, value): this runs for every event.

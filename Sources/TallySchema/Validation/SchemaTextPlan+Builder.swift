@@ -50,7 +50,14 @@ extension SchemaTextPlan {
             let first = members.count
             for property in schema.properties {
                 members.append(
-                    Member(nameStart: Int32(names.count), nameCount: Int32(property.name.utf8.count), node: 0)
+                    Member(
+                        nameStart: Int32(names.count),
+                        nameCount: Int32(property.name.utf8.count),
+                        node: 0,
+                        isPlain: !property.name.utf8.contains {
+                            $0 < 0x20 || $0 == UInt8(ascii: "\"") || $0 == UInt8(ascii: "\\")
+                        }
+                    )
                 )
                 names.append(contentsOf: property.name.utf8)
             }

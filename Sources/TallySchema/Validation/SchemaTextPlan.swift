@@ -59,6 +59,9 @@ package final class SchemaTextPlan: Sendable {
         var nameStart: Int32
         var nameCount: Int32
         var node: Int32
+        /// No quote, backslash or control character in the name: the text of a key with this
+        /// name is the name itself.
+        var isPlain: Bool
     }
 
     static let allowed: Int32 = -1
@@ -95,5 +98,27 @@ package final class SchemaTextPlan: Sendable {
             }
         }
         return result ?? false
+    }
+
+    /// Whether properties kept in their text certainly satisfy the schema (an object schema) and
+    /// stay as they are when the validator checks them without normalizing strings: false also
+    /// where it would convert one (a number spelled `2.0` where `integer` is declared becomes `2`).
+    package func acceptsProperties(_ text: PropertyText) -> Bool {
+        text.withMembers { bytes, properties in
+            nodes.withUnsafeBufferPointer { nodes in
+                members.withUnsafeBufferPointer { members in
+                    names.withUnsafeBufferPointer { names in
+                        var walk = SchemaTextWalk(
+                            bytes: bytes,
+                            nodes: nodes,
+                            members: members,
+                            names: names,
+                            textSchemas: textSchemas
+                        )
+                        return walk.acceptsProperties(root, properties)
+                    }
+                }
+            }
+        }
     }
 }
