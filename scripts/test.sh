@@ -63,10 +63,11 @@ if [ $# -eq 0 ] || [ -n "$collector_only" ]; then
     TALLY_BIN="$PWD/.build/debug/tally" "$TALLY_PYTHON" -m pytest -p no:cacheprovider -q -rs Tests/collector "$@"
 fi
 if [ $# -eq 0 ] && [ -z "$collector_only" ]; then
-    # The targets that need no PostgreSQL, under ThreadSanitizer (its own build directory; a race
-    # report fails the run).
-    tally_log "running the pipeline, file store, ingest and tracking tests under ThreadSanitizer"
+    # The concurrency-heavy targets under ThreadSanitizer (its own build directory; a race report
+    # fails the run). TallyServerTests: the group committer, the router, and `tally serve` as a
+    # process (built with TSan too, so a race in the collector aborts it) against this cluster.
+    tally_log "running the pipeline, file store, ingest, tracking and collector tests under ThreadSanitizer"
     TSAN_OPTIONS="halt_on_error=1" swift test --sanitize=thread --scratch-path .build/tsan \
-        --filter 'TallyPipelineTests|TallyFileStoreTests|TallyIngestTests|TrackingMocksTests|EpisodeFeatureTests'
+        --filter 'TallyPipelineTests|TallyFileStoreTests|TallyIngestTests|TrackingMocksTests|EpisodeFeatureTests|TallyServerTests'
 fi
 tally_log "all tests passed"

@@ -26,6 +26,7 @@ public final class InMemorySink: EventSink, Sendable {
         var isStalled = false
         var stallWaiters: [(id: Int, continuation: CheckedContinuation<Void, any Error>)] = []
         var countWaiters: [(count: Int, continuation: CheckedContinuation<Void, Never>)] = []
+        var attemptWaiters: [(count: Int, continuation: CheckedContinuation<Void, Never>)] = []
     }
 
     /// The name given at creation.
@@ -85,12 +86,29 @@ public final class InMemorySink: EventSink, Sendable {
         }
     }
 
+    /// Returns once ``write(_:)`` has been called at least `count` times (stalled, failed or not):
+    /// a test can wait for a write to be under way instead of sleeping.
+    public func waitForWriteAttempts(count: Int) async {
+        await withCheckedContinuation { continuation in
+            let ready = state.withLock { state -> Bool in
+                if state.writeAttempts >= count { return true }
+                state.attemptWaiters.append((count, continuation))
+                return false
+            }
+            if ready { continuation.resume() }
+        }
+    }
+
     /// Records `batch`, unless a failure was set (``fail(with:times:)``) or writes are stalled.
     public func write(_ batch: [EventEnvelope]) async throws {
-        let (stalled, id) = state.withLock { state -> (Bool, Int) in
+        let (stalled, id, attempted) = state.withLock { state -> (Bool, Int, [CheckedContinuation<Void, Never>]) in
             state.writeAttempts += 1
-            return (state.isStalled, state.writeAttempts)
+            let attempts = state.writeAttempts
+            let attempted = state.attemptWaiters.filter { $0.count <= attempts }.map(\.continuation)
+            state.attemptWaiters.removeAll { $0.count <= attempts }
+            return (state.isStalled, attempts, attempted)
         }
+        for waiter in attempted { waiter.resume() }
         if stalled {
             try await withTaskCancellationHandler {
                 try await withCheckedThrowingContinuation { (continuation: CheckedContinuation<Void, any Error>) in

@@ -4,16 +4,18 @@ import Testing
 
 /// What only a real socket shows: `Expect: 100-continue` answered, a request trickled in closed
 /// by the read timeout, an idle connection closed, a body cut off refused, too many headers
-/// refused. The file sink, no key.
+/// refused, connections of requests refused before they were read let go. The file sink, no key.
 @Suite("tally serve, live limits", .serialized)
 struct LiveLimitsTests {
-    static func start(_ work: String) throws -> (ChildProcess, Int) {
+    static func start(
+        _ work: String,
+        timeouts: [String] = ["--read-timeout", "1", "--idle-timeout", "6"]
+    ) throws -> (ChildProcess, Int) {
         let child = try ChildProcess(
             "tally",
             arguments: [
-                "serve", "--port", "0", "--allow-anonymous", "--data-dir", work + "/data", "--read-timeout", "1",
-                "--idle-timeout", "6", "--max-header-count", "20",
-            ]
+                "serve", "--port", "0", "--allow-anonymous", "--data-dir", work + "/data", "--max-header-count", "20",
+            ] + timeouts
         )
         let line = try #require(child.standardErrorLine(containing: "listening on"))
         return (child, try #require(Int(line.split(separator: ":").last ?? "")))
@@ -135,6 +137,66 @@ struct LiveLimitsTests {
         )
         #expect(headers.hasPrefix("HTTP/1.1 4"), "\(headers)")
 
+        child.signal(SIGTERM)
+        #expect(child.wait(timeout: .seconds(60)).status == 0)
+    }
+
+    /// Sends `request`, reads the answer, closes, then watches the collector's sockets (argv[3]
+    /// is its pid): the status line, whether the answer said `Connection: close`, and whether
+    /// the collector let the connection go (`released`) or still held it 60 s later (`held`).
+    static let refusedClient = """
+        import os, socket, sys, time
+        def sockets():
+            n = 0
+            for fd in os.listdir("/proc/%s/fd" % sys.argv[3]):
+                try:
+                    n += os.readlink("/proc/%s/fd/%s" % (sys.argv[3], fd)).startswith("socket:")
+                except FileNotFoundError:
+                    pass
+            return n
+        before = sockets()
+        s = socket.create_connection(("127.0.0.1", int(sys.argv[1])))
+        try:
+            s.sendall(eval(sys.argv[2]))
+        except OSError:
+            pass
+        s.settimeout(60)
+        try:
+            head = s.recv(65536).split(b"\\r\\n\\r\\n")[0]
+        except OSError as e:
+            print("no answer", e); sys.exit()
+        s.close()
+        deadline = time.monotonic() + 60
+        while sockets() > before and time.monotonic() < deadline:
+            time.sleep(0.05)
+        print(head.split(b"\\r\\n")[0].decode(), "close" if b"connection: close" in head.lower() else "open",
+              "held" if sockets() > before else "released")
+        """
+
+    @Test("a request answered before it was read whole: Connection: close, released once the client is done")
+    func refusedUnread() throws {
+        let work = NSTemporaryDirectory() + "tally-serve-refused-" + UUID().uuidString
+        try FileManager.default.createDirectory(atPath: work, withIntermediateDirectories: true)
+        defer { try? FileManager.default.removeItem(atPath: work) }
+        // Timeouts far past the client's 60 s: only reading on to the client's FIN can end these.
+        let (child, port) = try Self.start(work, timeouts: ["--read-timeout", "600", "--idle-timeout", "600"])
+        let requests = [
+            // A head over --max-header-bytes: 400 from NIO's parser, most of it unread.
+            #"b"POST /v1/events HTTP/1.1\r\nHost: x\r\nX-Big: " + b"x" * 300000 + b"\r\n\r\n""#,
+            // A body over --max-request-bytes by its Content-Length: 413 before it is read.
+            #"b"POST /v1/events HTTP/1.1\r\nHost: x\r\nContent-Length: 2000000\r\n\r\n" + b"x" * 600000"#,
+        ]
+        for request in requests {
+            let result = try Script.run(
+                [
+                    "-c", #"python3 -c "$1" "$2" "$3" "$4""#, "py", Self.refusedClient, String(port), request,
+                    String(child.process.processIdentifier),
+                ],
+                timeout: .seconds(120)
+            )
+            let answer = result.stdout.trimmingCharacters(in: .whitespacesAndNewlines)
+            #expect(answer.hasPrefix("HTTP/1.1 4") && answer.hasSuffix(" close released"), "\(answer)")
+        }
         child.signal(SIGTERM)
         #expect(child.wait(timeout: .seconds(60)).status == 0)
     }

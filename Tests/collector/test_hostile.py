@@ -370,7 +370,7 @@ def fuzz_one(host: str, port: int, data: bytes, complete: bool) -> str:
     return "answered " + answer[:40].decode("latin-1")
 
 
-def test_ten_thousand_requests_of_random_bytes_and_headers(collector, database):
+def test_fuzz_ten_thousand_requests_of_random_bytes_and_headers(collector, database):
     """Every request is answered 4xx. What counts: a 4xx status line. A connection closed without
     any answer counts only when the bytes sent never completed a request (random bytes with no CRLF
     CRLF, or a chunked body of random bytes) and we half-closed: HTTP has no request to answer then.

@@ -122,6 +122,9 @@ package final class GroupCommitter: Service, Sendable {
         }
     }
 
+    /// Events handed in and not yet taken by a round (what tests wait for instead of sleeping).
+    package var pendingEvents: Int { state.withLock { $0.machine.pendingEvents } }
+
     /// Whether the sinks answer (for `/readyz`).
     package func isReady() async -> Bool {
         if state.withLock({ $0.machine.isShuttingDown }) { return false }
