@@ -179,7 +179,7 @@ struct IngestCommand: AsyncParsableCommand {
                 eventSinks.append(sink)
             }
         }
-        if sinks.contains(.postgres) { try await checkDatabase() }
+        if sinks.contains(.postgres) { try await database.checkReadyForEvents() }
         let plans =
             registry.registry != nil
                 || ProcessInfo.processInfo.environment["TALLY_REGISTRY"].map { !$0.isEmpty } == true

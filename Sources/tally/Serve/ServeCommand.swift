@@ -144,7 +144,7 @@ struct ServeCommand: AsyncParsableCommand {
             eventSink = FileSink(directory: store.path, logger: logger)
             rejectSink = FileRejectSink(root: store.path)
         case .postgres:
-            try await checkDatabase()
+            try await database.checkReadyForEvents()
             eventSink = PostgresSink(conninfo: database.conninfo, logger: logger)
             rejectSink = PostgresRejectSink(conninfo: database.conninfo)
         }
@@ -223,19 +223,5 @@ struct ServeCommand: AsyncParsableCommand {
             fallback: fallback,
             allowAnonymous: allowAnonymous
         )
-    }
-
-    /// Fails fast when the database cannot take events: 69 unreachable, 74 no tally tables.
-    private func checkDatabase() async throws {
-        do {
-            let connection = try await PostgresConnection.connect(database.conninfo)
-            let ready = try await connection.query("SELECT to_regclass('tally.events') IS NOT NULL")
-            await connection.close()
-            guard ready.first?.first == "t" else {
-                throw CommandFailure(.ioError, "the database has no tally tables yet: run `tally migrate` first")
-            }
-        } catch let error as PostgresError {
-            throw CommandFailure(database: error, doing: "cannot use the database")
-        }
     }
 }
