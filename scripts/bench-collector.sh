@@ -8,10 +8,20 @@
 # with the collectors' peak RSS, medians over rounds, ratios serve/ingest (target ≥ 0.6) and
 # serve/baseline (target ≥ 4). A run counts only 2xx answers as events (wrk's non-2xx and socket
 # errors are failures, printed), and checks that the rows stored cover every acknowledged event.
+#   scripts/bench-collector.sh --quick                  (600000 events, 2 rounds, 3 s)
 #   scripts/bench-collector.sh [EVENTS] [ROUNDS] [SECONDS]   (defaults 1200000, 5, 5: enough bodies that
 #   wrk never wraps around to events already sent, up to ~200k events/s)
 set -euo pipefail
 cd "$(dirname "$0")/.."
+if [ "${1:-}" = "--quick" ]; then set -- 600000 2 3; fi  # what scripts/bench.sh --quick runs
+for arg in "$@"; do
+    case "$arg" in
+        '' | *[!0-9]*)
+            echo "usage: scripts/bench-collector.sh [--quick | EVENTS [ROUNDS [SECONDS]]] (got '$arg')" >&2
+            exit 64
+            ;;
+    esac
+done
 source scripts/lib/common.sh
 source scripts/lib/postgres.sh
 source scripts/lib/python.sh
