@@ -27,6 +27,25 @@ struct LiveLimitsTests {
         return result.stdout.trimmingCharacters(in: .whitespacesAndNewlines)
     }
 
+    /// Sends `prefix` (no more), then waits for the server to close: "closed SECONDS", or "error …".
+    static func closing(afterSending prefix: String, port: Int) throws -> String {
+        try python(
+            """
+            import socket, sys, time
+            s = socket.create_connection(("127.0.0.1", int(sys.argv[1])))
+            s.sendall(b"\(prefix)")
+            t = time.time()
+            s.settimeout(30)
+            try:
+                while s.recv(4096): pass
+            except Exception as e:
+                print("error", e); sys.exit()
+            print("closed", round(time.time() - t))
+            """,
+            port: port
+        )
+    }
+
     @Test("100-continue, read and idle timeouts, header count")
     func limits() throws {
         let work = NSTemporaryDirectory() + "tally-serve-limits-" + UUID().uuidString
@@ -48,58 +67,20 @@ struct LiveLimitsTests {
 
         // A head that stops arriving: closed by the read timeout (1 s), which runs from the
         // request's first byte, well before the idle timeout (6 s).
-        let head = try Self.python(
-            """
-            import socket, sys, time
-            s = socket.create_connection(("127.0.0.1", int(sys.argv[1])))
-            s.sendall(b"POST /v1/ev")
-            t = time.time()
-            s.settimeout(30)
-            try:
-                while s.recv(4096): pass
-            except Exception as e:
-                print("error", e); sys.exit()
-            print("closed", round(time.time() - t))
-            """,
-            port: port
-        )
+        let head = try Self.closing(afterSending: "POST /v1/ev", port: port)
         #expect(head.hasPrefix("closed"), "\(head)")
         #expect((Int(head.split(separator: " ").last ?? "") ?? 99) < 5, "\(head)")
 
         // A body that stops arriving: the connection is closed by the read timeout (1 s).
-        let trickled = try Self.python(
-            """
-            import socket, sys, time
-            s = socket.create_connection(("127.0.0.1", int(sys.argv[1])))
-            s.sendall(b"POST /v1/events HTTP/1.1\\r\\nHost: x\\r\\nContent-Length: 1000\\r\\n\\r\\n{")
-            t = time.time()
-            s.settimeout(30)
-            try:
-                while s.recv(4096): pass
-            except Exception as e:
-                print("error", e); sys.exit()
-            print("closed", round(time.time() - t))
-            """,
+        let trickled = try Self.closing(
+            afterSending: #"POST /v1/events HTTP/1.1\r\nHost: x\r\nContent-Length: 1000\r\n\r\n{"#,
             port: port
         )
         #expect(trickled.hasPrefix("closed"), "\(trickled)")
         #expect((Int(trickled.split(separator: " ").last ?? "") ?? 99) < 5, "\(trickled)")
 
         // A connection that sends nothing is closed by the idle timeout (2 s).
-        let idle = try Self.python(
-            """
-            import socket, sys, time
-            s = socket.create_connection(("127.0.0.1", int(sys.argv[1])))
-            t = time.time()
-            s.settimeout(30)
-            try:
-                while s.recv(4096): pass
-            except Exception as e:
-                print("error", e); sys.exit()
-            print("closed", round(time.time() - t))
-            """,
-            port: port
-        )
+        let idle = try Self.closing(afterSending: "", port: port)
         #expect(idle.hasPrefix("closed"), "\(idle)")
         #expect(
             (Int(idle.split(separator: " ").last ?? "") ?? 0) >= 5,
