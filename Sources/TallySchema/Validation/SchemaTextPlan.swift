@@ -81,20 +81,9 @@ package final class SchemaTextPlan: Sendable {
     /// Whether `raw` certainly satisfies the schema.
     package func accepts(_ raw: RawJSON) -> Bool {
         let result = raw.text.utf8.withContiguousStorageIfAvailable { bytes in
-            nodes.withUnsafeBufferPointer { nodes in
-                members.withUnsafeBufferPointer { members in
-                    names.withUnsafeBufferPointer { names in
-                        var walk = SchemaTextWalk(
-                            bytes: bytes,
-                            nodes: nodes,
-                            members: members,
-                            names: names,
-                            textSchemas: textSchemas
-                        )
-                        walk.skipWhitespace()
-                        return walk.accepts(root)
-                    }
-                }
+            walking(bytes) { walk in
+                walk.skipWhitespace()
+                return walk.accepts(root)
             }
         }
         return result ?? false
@@ -105,18 +94,27 @@ package final class SchemaTextPlan: Sendable {
     /// where it would convert one (a number spelled `2.0` where `integer` is declared becomes `2`).
     package func acceptsProperties(_ text: PropertyText) -> Bool {
         text.withMembers { bytes, properties in
-            nodes.withUnsafeBufferPointer { nodes in
-                members.withUnsafeBufferPointer { members in
-                    names.withUnsafeBufferPointer { names in
-                        var walk = SchemaTextWalk(
-                            bytes: bytes,
-                            nodes: nodes,
-                            members: members,
-                            names: names,
-                            textSchemas: textSchemas
-                        )
-                        return walk.acceptsProperties(root, properties)
-                    }
+            walking(bytes) { walk in walk.acceptsProperties(root, properties) }
+        }
+    }
+
+    /// A walk of `bytes` over this plan's tables.
+    @inline(__always)
+    private func walking<Result>(
+        _ bytes: UnsafeBufferPointer<UInt8>,
+        _ body: (inout SchemaTextWalk) -> Result
+    ) -> Result {
+        nodes.withUnsafeBufferPointer { nodes in
+            members.withUnsafeBufferPointer { members in
+                names.withUnsafeBufferPointer { names in
+                    var walk = SchemaTextWalk(
+                        bytes: bytes,
+                        nodes: nodes,
+                        members: members,
+                        names: names,
+                        textSchemas: textSchemas
+                    )
+                    return body(&walk)
                 }
             }
         }
