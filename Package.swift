@@ -157,6 +157,8 @@ let package = Package(
                 "TallyReports",
                 "TallyPostgres",
                 "TallyServer",
+                .product(name: "NIOCore", package: "swift-nio"),
+                .product(name: "NIOPosix", package: "swift-nio"),
                 .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
                 "TallyPipeline",
                 "TallyFileStore",

@@ -33,28 +33,34 @@ public actor PostgresSink: EventSink {
 
     private let maintainRollups: Bool
     private let maintainUserSets: Bool
+    private nonisolated let concurrentWrites: Int
 
     /// How many stored actors a loader remembers at most.
     package static let knownActorLimit = 16_384
 
-    /// A sink for the database at `conninfo` (URL or conninfo; nil: libpq's `PG*` variables).
+    /// A sink for the database at `conninfo` (URL or conninfo; nil: libpq's `PG*` variables),
+    /// loading up to `maxConcurrentWrites` batches at once (see ``maxConcurrentWrites``).
     /// `maintainRollups: false` and `maintainUserSets: false` only exist to measure what their
     /// upkeep costs: summaries (or their user counts) are then wrong.
     public init(
         conninfo: String?,
+        maxConcurrentWrites: Int = 2,
         maintainRollups: Bool = true,
         maintainUserSets: Bool = true,
         logger: Logger = Logger(label: "tally.postgres")
     ) {
         self.conninfo = conninfo
+        concurrentWrites = max(1, maxConcurrentWrites)
         self.maintainRollups = maintainRollups
         self.maintainUserSets = maintainUserSets
         self.logger = logger
     }
 
-    /// Two batches load at once, on two connections: while the server inserts one, the client
-    /// encodes the next (measured: 1.5× the throughput of one connection on this 2-core machine).
-    public nonisolated var maxConcurrentWrites: Int { 2 }
+    /// Batches loading at once, each on its own connection; two by default: while the server
+    /// inserts one, the client encodes the next (measured: 1.5× the throughput of one connection
+    /// on a 2-core machine, for `tally ingest`'s 5,000-event batches). The collector's rounds are
+    /// smaller and wait on each other's latency, so it runs more (see `tally serve`).
+    public nonisolated var maxConcurrentWrites: Int { concurrentWrites }
 
     /// Loads `batch` in one transaction; events already stored are skipped, rows the server refuses
     /// go to `tally.failed_events`.

@@ -1,4 +1,6 @@
 import ArgumentParser
+import NIOCore
+import NIOPosix
 import TallyPostgres
 
 #if canImport(Glibc)
@@ -34,6 +36,11 @@ struct TallyCommand: AsyncParsableCommand {
         ProcessMemory.limitMallocArenas()
         do {
             var command = try parseAsRoot(nil)
+            if command is ServeCommand {
+                // The collector's request handlers then run on the event loops that read the
+                // requests, not on a second pool that every request hops to and back.
+                NIOSingletons.unsafeTryInstallSingletonPosixEventLoopGroupAsConcurrencyGlobalExecutor()
+            }
             if var asyncCommand = command as? any AsyncParsableCommand {
                 try await asyncCommand.run()
             } else {
