@@ -149,7 +149,7 @@ public final class PostgresConnection: @unchecked Sendable {
     /// Runs `body` on this connection's queue. When the task is cancelled while `body` runs, the
     /// server is asked to cancel the statement, and the server's "canceled" error becomes
     /// `CancellationError`; a task already cancelled runs nothing.
-    private func run<Result: Sendable>(
+    func run<Result: Sendable>(
         cancellable: Bool = true,
         _ body: @escaping @Sendable (PostgresConnection) throws -> Result
     ) async throws -> Result {
@@ -192,7 +192,7 @@ public final class PostgresConnection: @unchecked Sendable {
         return connection
     }
 
-    private func execute(_ sql: String, _ parameters: [String?]?) throws -> Rows {
+    func execute(_ sql: String, _ parameters: [String?]?) throws -> Rows {
         let connection = try handle()
         let result: OpaquePointer?
         if let parameters {
@@ -211,7 +211,7 @@ public final class PostgresConnection: @unchecked Sendable {
         return rows(result)
     }
 
-    private func executePrepared(_ name: String, binary parameters: [[UInt8]]) throws -> Rows {
+    func executePrepared(_ name: String, binary parameters: [[UInt8]]) throws -> Rows {
         let connection = try handle()
         let lengths = parameters.map { Int32($0.count) }
         let formats = [Int32](repeating: 1, count: parameters.count)
@@ -230,7 +230,7 @@ public final class PostgresConnection: @unchecked Sendable {
         return rows(result)
     }
 
-    private func copy(_ sql: String, _ data: [UInt8]) throws -> Int {
+    func copy(_ sql: String, _ data: [UInt8]) throws -> Int {
         let connection = try handle()
         let start = PQexec(connection, sql)
         guard PQresultStatus(start) == PGRES_COPY_IN else {

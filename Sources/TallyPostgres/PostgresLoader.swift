@@ -130,46 +130,37 @@ actor PostgresLoader {
         // (a re-run, a retry) makes the COPY fail with 23505: then the staging path below inserts
         // only the new ones and counts exactly those.
         if optimisticCopy {
-            try await connection.execute("BEGIN")
+            let rollups =
+                maintainRollups
+                ? RollupBatch(rows: encoded, in: rows, userSets: maintainUserSets).parameters(excluding: knownActors)
+                : nil
+            let arrays = rollups?.arrays
             do {
-                try await connection.copyIn(
-                    "COPY tally.events (\(CopyBinaryEncoder.columns)) FROM STDIN (FORMAT binary)",
-                    data: rows
-                )
-                var written = RollupBatch.NewActors()
-                if maintainRollups {
-                    let parameters = RollupBatch(rows: encoded, in: rows, userSets: maintainUserSets)
-                        .parameters(excluding: knownActors)
-                    try await connection.queryPrepared(LoadStatements.rollupStatementName, binary: parameters.arrays)
-                    written = parameters.newActors
+                try await connection.transaction { [rows] transaction in
+                    try transaction.copyIn(
+                        "COPY tally.events (\(CopyBinaryEncoder.columns)) FROM STDIN (FORMAT binary)",
+                        data: rows
+                    )
+                    if let arrays {
+                        try transaction.queryPrepared(LoadStatements.rollupStatementName, binary: arrays)
+                    }
                 }
-                try await connection.execute("COMMIT")
-                rememberActors(written)
+                if let rollups { rememberActors(rollups.newActors) }
                 return unique
             } catch let error as PostgresError where error.sqlState == "23505" {
-                await connection.rollback()
                 optimisticMisses += 1
                 if optimisticMisses >= 3 { optimisticCopy = false }  // mostly duplicates: stop trying
-            } catch {
-                await connection.rollback()
-                throw error
             }
         }
-        try await connection.execute("BEGIN")
-        do {
-            try await connection.copyIn(
+        let statement = maintainRollups ? LoadStatements.insertStatement : LoadStatements.insertOnlyStatement
+        let result = try await connection.transaction { [rows] transaction in
+            try transaction.copyIn(
                 "COPY tally_staging (\(CopyBinaryEncoder.columns)) FROM STDIN (FORMAT binary)",
                 data: rows
             )
-            let result = try await connection.query(
-                maintainRollups ? LoadStatements.insertStatement : LoadStatements.insertOnlyStatement
-            )
-            try await connection.execute("COMMIT")
-            return result.first?.first.flatMap { $0 }.flatMap { Int($0) } ?? 0
-        } catch {
-            await connection.rollback()
-            throw error
+            return try transaction.execute(statement)
         }
+        return result.first?.first.flatMap { $0 }.flatMap { Int($0) } ?? 0
     }
 
     /// identify / group / alias records into `tally.identities`: COPY into a staging table, then
