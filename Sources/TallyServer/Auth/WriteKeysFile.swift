@@ -60,14 +60,14 @@ public struct WriteKeysFile: Sendable, Hashable, Codable {
         }
     }
 
-    /// A new random key: 32 bytes from the system's generator, as URL-safe base64 without padding.
+    /// A new random key: 43 letters and digits from the system's generator (256 bits). Only
+    /// letters and digits, so that a key is one word anywhere it goes: a command line (base64's
+    /// `-` first made it read as an option), a URL path, a Basic user name.
     public static func makeKey() -> String {
+        let alphabet = Array("ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789".utf8)
         var generator = SystemRandomNumberGenerator()
-        let bytes = (0..<32).map { _ in UInt8.random(in: 0...255, using: &generator) }
-        return Data(bytes).base64EncodedString()
-            .replacingOccurrences(of: "+", with: "-")
-            .replacingOccurrences(of: "/", with: "_")
-            .replacingOccurrences(of: "=", with: "")
+        let characters = (0..<43).map { _ in alphabet[Int.random(in: 0..<alphabet.count, using: &generator)] }
+        return String(decoding: characters, as: UTF8.self)
     }
 
     /// The SHA-256 of `key`'s UTF-8 bytes, lowercase hex.
