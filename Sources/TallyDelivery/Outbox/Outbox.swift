@@ -146,7 +146,12 @@ package final class Outbox: @unchecked Sendable {
             }
             var claims: [Claim] = []
             var events = 0
-            for entry in entries.sorted(by: { $0.name < $1.name }) {
+            // Reports first (they are small and say what the server is missing), then oldest first.
+            let ordered = entries.sorted {
+                let reports = ($0.name.hasSuffix("-diagnostics.ndjson"), $1.name.hasSuffix("-diagnostics.ndjson"))
+                return reports.0 != reports.1 ? reports.0 : $0.name < $1.name
+            }
+            for entry in ordered {
                 guard let batch = BatchName(entry.name) else {
                     // Not a name the outbox writes: moved aside as a corrupt file.
                     ledger.settle(entry.name, as: .corrupt, reason: .corrupt)
