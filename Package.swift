@@ -250,7 +250,7 @@ let package = Package(
             name: "DocSnippetTests",
             dependencies: [
                 "Tracking", "TrackingMocks", "TallyPipeline", "TallyCore", "TallySchema", "TallyFileStore",
-                "TallyPostgres", "TallyTestSupport",
+                "TallyPostgres", "TallyTestSupport", "TallyDelivery",
                 "TallyPipelineTesting",
                 .product(name: "Logging", package: "swift-log"),
                 .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
