@@ -183,6 +183,7 @@ let package = Package(
             name: "tally-bench",
             dependencies: [
                 "Tracking", "TallyCore", "TallyFormats", "TallySchema", "TallyPipeline", "TallyIngest", "TallyPostgres",
+                "TallyDelivery", "TallyFileStore", "TallyCompression",
                 .product(name: "Logging", package: "swift-log"),
             ],
             path: "Benchmarks/tally-bench",

@@ -1,8 +1,8 @@
 import Foundation
-import TallyCore
+package import TallyCore
 
 /// The request bodies of each ``WireFormat``, uncompressed.
-enum WireEncoder {
+package enum WireEncoder {
     /// The route under the endpoint.
     static func path(_ format: WireFormat) -> String {
         switch format {
@@ -26,7 +26,7 @@ enum WireEncoder {
     }
 
     /// `events` with `sent_at` stamped: NDJSON envelopes, or a Segment batch.
-    static func body(_ events: [EventEnvelope], format: WireFormat, sentAt: Timestamp) -> [UInt8] {
+    package static func body(_ events: [EventEnvelope], format: WireFormat, sentAt: Timestamp) -> [UInt8] {
         var bytes: [UInt8] = []
         bytes.reserveCapacity(events.count * 360 + 64)
         switch format {
