@@ -58,7 +58,7 @@ if selected("delivery") {
     let cost = try await DeliveryBenchmark.writeCost(batches: quick ? 50 : 200, batchSize: 100, rounds: quick ? 3 : 7)
     print("write cost per event, 100-event batches made durable one by one")
     print(
-        "  outbox      \(format(nanoseconds: cost.outbox))   (batch file: write, fsync, rename, directory fsync, state.json)"
+        "  outbox      \(format(nanoseconds: cost.outbox))   (batch file: write, fsync, rename, directory fsync)"
     )
     print(
         "  file store  \(format(nanoseconds: cost.fileStore))   (FileSink append + flush: fsync)   "
