@@ -85,31 +85,19 @@ enum DeliveryBenchmark {
         let delivery = try TallyDelivery(configuration: configuration, logger: Logger(label: "bench"))
         let tracker = delivery.tracker(feature: "episode", identity: TrackerIdentity(anonymousID: "bench"))
         let event = TrackLatencyBenchmark.EpisodeListEvent.episodeSelected(episodeID: "ep-42", position: 3)
-        var samples = Samples(capacity: rounds * perRound)
+        var samples = Samples(capacity: 0)
         var arrived = false
         await withThrowingTaskGroup(of: Void.self) { group in
             group.addTask { try await delivery.run() }
-            for _ in 0..<rounds {
-                var round = Samples(capacity: perRound)
-                for _ in 0..<perRound {
-                    let start = monotonicNanoseconds()
-                    tracker.track(event)
-                    round.append(monotonicNanoseconds() - start)
-                }
-                samples.append(contentsOf: round)
+            samples = await timeCalls(rounds: rounds, perRound: perRound, { tracker.track(event) }) {
                 await delivery.flush(timeout: .zero)  // write to the outbox; the uploader goes on
             }
             arrived = await delivery.flush(timeout: .seconds(300))
             group.cancelAll()
         }
-        var overhead = Samples(capacity: 100_000)
-        for _ in 0..<100_000 {
-            let start = monotonicNanoseconds()
-            overhead.append(monotonicNanoseconds() - start)
-        }
         return Latency(
             samples: samples,
-            timerOverhead: overhead.median,
+            timerOverhead: timerOverhead(),
             statistics: delivery.statistics,
             arrived: arrived
         )
