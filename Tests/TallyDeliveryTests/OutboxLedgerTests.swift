@@ -95,4 +95,22 @@ struct OutboxLedgerTests {
         #expect(byAge.overflow(batches, protected: [], now: 1_013).map(\.name) == ["b1", "b2"])
         #expect(byAge.overflow(batches, protected: [], now: 1_005).isEmpty)
     }
+
+    @Test("a split interrupted by a crash: finished when every part is there, else its parts are removed")
+    func interruptedSplit() {
+        var ledger = OutboxLedger(outboxID: "o")
+        _ = ledger.reconcile(listing: [BatchName(sequence: 1, events: 10).description])
+        let original = BatchName(sequence: 1, events: 10).description
+        let parts = [BatchName(sequence: 2, events: 5).description, BatchName(sequence: 3, events: 5).description]
+        ledger.lastSequence = 3
+        ledger.pendingSplit = OutboxLedger.PendingSplit(original: original, parts: parts)
+        var finished = ledger
+        let done = finished.reconcile(listing: [original] + parts)
+        #expect(done.redo == [OutboxLedger.Settlement(name: original, disposition: .delete)])
+        #expect(finished.written == 10 && finished.pendingSplit == nil && finished.waitingByCounts == 10)
+        var abandoned = ledger
+        let undone = abandoned.reconcile(listing: [original, parts[0]])
+        #expect(undone.abandonedParts == [parts[0]] && undone.redo.isEmpty)
+        #expect(abandoned.written == 10 && abandoned.pendingSplit == nil)
+    }
 }

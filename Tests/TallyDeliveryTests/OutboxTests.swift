@@ -139,4 +139,25 @@ struct OutboxTests {
         #expect(state.waitingEvents == 0 && state.purged == 6 && state.dropped == 0)
         #expect(fixture.files(fixture.layout.batches).isEmpty)
     }
+
+    @Test("a batch split after a 413: parts replace it, counters unchanged, each part leaves on its own")
+    func split() throws {
+        let fixture = OutboxFixture()
+        defer { fixture.remove() }
+        let outbox = try fixture.open()
+        let events = OutboxFixture.events(10)
+        _ = outbox.write(events)
+        let claim = try #require(outbox.claim(maxEvents: 100).first)
+        let parts = try #require(outbox.split(claim, events: events, limit: 4))
+        #expect(
+            parts.map(\.claim.name) == [
+                "0000000000000002-4.ndjson", "0000000000000003-4.ndjson", "0000000000000004-2.ndjson",
+            ]
+        )
+        #expect(parts.flatMap(\.events) == events)
+        #expect(fixture.files(fixture.layout.batches) == parts.map(\.claim.name))
+        outbox.finish([(parts[0].claim.name, .uploaded)])
+        let state = outbox.snapshot()
+        #expect(state.written == 10 && state.uploaded == 4 && state.waitingEvents == 6)
+    }
 }

@@ -198,6 +198,44 @@ package final class Outbox: @unchecked Sendable {
         return events
     }
 
+    /// Replaces a claimed batch by files of at most `limit` events each (newer sequences), so that
+    /// a request smaller than the batch (after a 413) deletes what it delivered: a crash then
+    /// re-sends no acknowledged event. Returns the parts' claims, marked in flight, or nil when the
+    /// split could not be made (the batch stays whole).
+    package func split(_ claim: Claim, events: [EventEnvelope], limit: Int) -> [(
+        claim: Claim, events: [EventEnvelope]
+    )]? {
+        let chunks = stride(from: 0, to: events.count, by: max(1, limit)).map {
+            Array(events[$0..<min(events.count, $0 + max(1, limit))])
+        }
+        guard chunks.count > 1 else { return nil }
+        return withLedger { ledger, entries in
+            guard entries.contains(where: { $0.name == claim.name }) else { return nil }
+            let names = chunks.enumerated().map {
+                BatchName(sequence: ledger.lastSequence + 1 + UInt64($0.offset), events: $0.element.count)
+            }
+            ledger.lastSequence += UInt64(chunks.count)
+            ledger.pendingSplit = OutboxLedger.PendingSplit(original: claim.name, parts: names.map(\.description))
+            guard state.save(ledger) else { return nil }
+            for (name, chunk) in zip(names, chunks) {
+                var bytes: [UInt8] = []
+                for event in chunk { event.appendNDJSON(to: &bytes) }
+                do {
+                    let temporary = try SystemFiles.writeTemporary(bytes, temporaryDirectory: layout.temporary)
+                    try SystemFiles.move(temporary, to: layout.batch(name.description))
+                } catch {
+                    // The next reconcile removes the parts written so far; the batch stays whole.
+                    return nil
+                }
+            }
+            try? SystemFiles.syncDirectory(layout.batches)
+            ledger.pendingSplit = nil
+            ledger.settle(claim.name, as: .delete, reason: .split)
+            ledger.inFlight = names.map(\.description)
+            return zip(names, chunks).map { (Claim(name: $0.description, batch: $0), $1) }
+        }
+    }
+
     /// Records what became of claimed batches (nil: still waiting) and clears the in-flight mark.
     /// Returns the events counted for each reason (a batch that meanwhile left counts nothing).
     @discardableResult
@@ -285,8 +323,8 @@ package final class Outbox: @unchecked Sendable {
         var ledger = loaded
         var entries = SystemFiles.list(layout.batches, known: &listedBatches)
         let repair = ledger.reconcile(listing: entries.map(\.name))
-        carryOut(repair.redo)
-        let redone = Set(repair.redo.map(\.name))
+        carryOut(repair.redo + repair.abandonedParts.map { .init(name: $0, disposition: .delete) })
+        let redone = Set(repair.redo.map(\.name) + repair.abandonedParts)
         entries.removeAll { redone.contains($0.name) }
         if let report = repair.rewriteReport, writeReport(report, outboxID: ledger.outboxID, into: &entries) {
             ledger.pendingReport = nil

@@ -42,6 +42,13 @@ package struct OutboxLedger: Sendable, Hashable, Codable {
         }
     }
 
+    /// A batch being split into smaller files (a 413 made requests smaller than one batch), so
+    /// that each part is acknowledged and deleted on its own.
+    package struct PendingSplit: Sendable, Hashable, Codable {
+        package var original: String
+        package var parts: [String]
+    }
+
     /// Random per directory: the `outbox_id` of its reports.
     package var outboxID: String
     /// The highest sequence counted (or reserved for a report).
@@ -57,6 +64,7 @@ package struct OutboxLedger: Sendable, Hashable, Codable {
     /// ``counts`` as of the last report written to the outbox.
     package var reported = DiagnosticCounts()
     package var pendingReport: PendingReport?
+    package var pendingSplit: PendingSplit?
     package var settled: [Settlement] = []
     /// Files of the request in flight: cap drops leave them alone.
     package var inFlight: [String] = []
@@ -71,12 +79,15 @@ package struct OutboxLedger: Sendable, Hashable, Codable {
         case lastSequence = "last_sequence"
         case written, uploaded, purged, counts, reported
         case pendingReport = "pending_report"
+        case pendingSplit = "pending_split"
         case settled
         case inFlight = "in_flight"
     }
 
     /// What ``reconcile(listing:)`` found to do.
     package struct Repair: Sendable, Hashable {
+        /// Parts of a split that did not finish: delete them (the original batch stays).
+        package var abandonedParts: [String] = []
         /// Settled files still present: remove or move them again.
         package var redo: [Settlement] = []
         /// A pending report whose file is missing: write it (same id).
@@ -105,6 +116,21 @@ package struct OutboxLedger: Sendable, Hashable, Codable {
             lastSequence = highest
             repair.changed = true
         }
+        if let split = pendingSplit {
+            // Its parts' sequences were reserved before they were written: never counted as new.
+            let parts = split.parts.filter { present.contains($0) }
+            if present.contains(split.original) {
+                if parts.count == split.parts.count {
+                    settle(split.original, as: .delete, reason: .split)
+                    repair.redo.append(Settlement(name: split.original, disposition: .delete))
+                    settled.removeAll { $0.name == split.original }
+                } else {
+                    repair.abandonedParts = parts
+                }
+            }
+            pendingSplit = nil
+            repair.changed = true
+        }
         if let report = pendingReport {
             if present.contains(BatchName(diagnosticsSequence: report.sequence).description) {
                 pendingReport = nil
@@ -130,6 +156,7 @@ package struct OutboxLedger: Sendable, Hashable, Codable {
             counts.corruptEvents += events
         case .deadLettered: counts.deadLetteredEvents += events
         case .purged: purged += events
+        case .split: break  // its events are in the parts
         }
         settled.append(Settlement(name: name, disposition: disposition))
         return true
@@ -138,6 +165,8 @@ package struct OutboxLedger: Sendable, Hashable, Codable {
     /// Why a file leaves `batches/`.
     package enum LeaveReason: Sendable, Hashable {
         case uploaded, droppedCaps, corrupt, deadLettered, purged
+        /// Replaced by its parts: no counter changes.
+        case split
     }
 
     /// Reserves the next sequence and records a report of what was lost since the last one; nil

@@ -20,6 +20,8 @@ struct UploadRequest {
                 continue
             }
             guard room > 0 else { break }
+            // A batch goes whole; only the first may go in parts (when it could not be split on disk).
+            if !events.isEmpty && batchEvents.count - start > room { break }
             let end = min(batchEvents.count, start + room)
             events += batchEvents[start..<end]
             if end == batchEvents.count {

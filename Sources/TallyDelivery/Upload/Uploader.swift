@@ -132,6 +132,14 @@ package final class Uploader: Sendable {
                 outcomes.append((claim.name, .corrupt))
             }
         }
+        // A batch larger than a request may now carry (413s lowered the limit) is split on disk
+        // first, so that each part is deleted once delivered.
+        if let first = readable.first(where: { $0.claim.batch?.isDiagnostics == false }), first.events.count > limit,
+            acknowledged.withLock({ $0[first.claim.name] }) == nil,
+            let parts = await store.run({ $0.split(first.claim, events: first.events, limit: limit) })
+        {
+            readable = readable.filter { $0.claim.batch?.isDiagnostics == true } + parts
+        }
         if !readable.isEmpty {
             outcomes += await send(readable, deadline: deadline)
         }
@@ -199,7 +207,8 @@ package final class Uploader: Sendable {
                 return []
             case .split:
                 logger.notice("collector answered 413: halving the request", metadata: ["tally.events": "\(limit)"])
-                continue
+                // The next cycle sends fewer events, splitting a batch larger than that on disk first.
+                return []
             case .deadLetter:
                 logger.error(
                     "collector refused a request for good: its batches are dead-lettered",
