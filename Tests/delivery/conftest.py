@@ -2,7 +2,9 @@
 (Tests/collector/conftest.py, loaded here rather than written twice), the test proxy in front of
 the collector, and `episode-demo` in app mode (demo.py)."""
 import importlib.util
+import json
 import os
+import socket
 import subprocess
 import sys
 from pathlib import Path
@@ -96,8 +98,8 @@ def tmpfs(tmp_path: Path):
 
 
 def episode_ids(url: str, run_id: str | None = None) -> list[str]:
-    """The stored events of the demo's feature (not the outbox's diagnostics), of one run if given."""
-    sql = "SELECT event_id FROM tally.events WHERE feature = 'episode'"
+    """The stored events of the demo (not the outbox's diagnostics), of one run (`--run-id`) if given."""
+    sql = "SELECT event_id FROM tally.events WHERE name <> 'outbox_diagnostics'"
     if run_id is None:
         return [str(row[0]) for row in query(url, sql)]
     return [str(row[0]) for row in query(url, sql + " AND session_id = %s", (run_id,))]
@@ -105,8 +107,7 @@ def episode_ids(url: str, run_id: str | None = None) -> list[str]:
 
 def diagnostics(url: str) -> list[dict]:
     """The `outbox_diagnostics` events stored, their properties (oldest first)."""
-    rows = query(url, "SELECT properties FROM tally.events WHERE feature = 'tally' AND name = 'outbox_diagnostics' "
-                      "ORDER BY occurred_at")
+    rows = query(url, "SELECT properties FROM tally.events WHERE name = 'outbox_diagnostics' ORDER BY occurred_at")
     return [row[0] for row in rows]
 
 
@@ -116,9 +117,48 @@ def reported(url: str, counter: str) -> int:
 
 
 def assert_exactly_once(url: str) -> list[str]:
-    """No event id stored twice (under another occurred_at either); the stored episode ids."""
+    """No event id stored twice (under another occurred_at either), none refused by the plans; the
+    stored ids of the demo's events."""
+    assert count(url, "SELECT count(*) FROM tally.failed_events") == 0, query(
+        url, "SELECT reason, detail, event FROM tally.failed_events LIMIT 3")
     ids = episode_ids(url)
     assert len(ids) == len(set(ids)), f"{len(ids) - len(set(ids))} events stored twice"
     everything = [str(row[0]) for row in query(url, "SELECT event_id FROM tally.events")]
     assert len(everything) == len(set(everything)), "an event id is stored twice"
     return ids
+
+
+def refused_endpoint() -> str:
+    """A URL nothing listens on (a port just released): every request is refused, as by a collector
+    that is down."""
+    with socket.socket() as probe:
+        probe.bind(("127.0.0.1", 0))
+        port = probe.getsockname()[1]
+    return f"http://127.0.0.1:{port}"
+
+
+def batch_files(outbox: Path, folder: str = "batches") -> list[Path]:
+    """The files of OUTBOX/FOLDER, oldest first (their names sort so)."""
+    directory = outbox / folder
+    return sorted(directory.iterdir()) if directory.exists() else []
+
+
+def ids_in(files: list[Path]) -> list[str]:
+    """The event ids of NDJSON batch files (lines that do not parse are skipped)."""
+    ids = []
+    for file in files:
+        for line in file.read_bytes().splitlines():
+            try:
+                ids.append(str(json.loads(line)["event_id"]).lower())
+            except (ValueError, KeyError, TypeError):
+                continue
+    return ids
+
+
+def restart(collector) -> None:
+    """The collector again on its port (the proxy follows it to a new one if that is taken)."""
+    try:
+        collector.start()
+    except AssertionError:
+        collector.port = 0
+        collector.start()
