@@ -44,7 +44,7 @@ def test_corrupt_batch_files_are_moved_aside(proxy, collector, database, outbox,
     second = demos(proxy.url, collector.key, outbox, "--visits", "10", *FAST, run_id="after").wait()
     print(first, second, diagnostics(database), sep="\n")
     assert sorted(path.name for path in batch_files(outbox, "corrupt")) == sorted([truncated.name, garbage.name])
-    assert second["outbox"]["corrupt"] == 2
+    assert second["outbox"]["corrupt"] == len(damaged_ids)  # events, by the files' names
     assert second["outbox"]["waiting"] == 0
     ids = assert_exactly_once(database)
     assert intact_ids <= set(ids), "the queue stopped at a corrupt file"
@@ -130,5 +130,6 @@ def test_outbox_over_its_caps_drops_oldest(cap, proxy, collector, database, outb
     assert lifetime["dropped"] > 0 and lifetime["waiting"] == 0
     assert len(episode_ids(database, "old")) == 0, "the oldest events were not the ones dropped"
     assert len(episode_ids(database, "last")) == last["written"]
-    assert len(ids) == lifetime["uploaded"] == lifetime["written"] - lifetime["dropped"]
-    assert reported(database, "dropped_caps") == lifetime["dropped"]
+    dropped_caps = reported(database, "dropped_caps")
+    assert len(ids) == lifetime["uploaded"] == lifetime["written"] - dropped_caps
+    assert dropped_caps == lifetime["dropped"]  # no other drops: the queue kept up, the disk had room
