@@ -19,6 +19,7 @@ let package = Package(
         .library(name: "TallyFileStore", targets: ["TallyFileStore"]),
         .library(name: "TallySchema", targets: ["TallySchema"]),
         .library(name: "TallyPostgres", targets: ["TallyPostgres"]),
+        .library(name: "TallyDelivery", targets: ["TallyDelivery"]),
         .executable(name: "tally", targets: ["tally"]),
     ],
     dependencies: [
@@ -86,6 +87,7 @@ let package = Package(
                 "EpisodeFeature",
                 "TallyPipeline",
                 "TallyFileStore",
+                "TallyDelivery",
                 "TallySchema",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
                 .product(name: "Logging", package: "swift-log"),
@@ -120,6 +122,18 @@ let package = Package(
         // bodies now, the app-side uploader's gzip later; it depends on nothing heavy.
         .systemLibrary(name: "CZlib", pkgConfig: "zlib", providers: [.apt(["zlib1g-dev"])]),
         .target(name: "TallyCompression", dependencies: ["CZlib"], swiftSettings: strict),
+
+        // The app side of delivery: the pipeline's batches into a disk outbox, and the uploader that
+        // moves the outbox to a collector. Foundation (URLSession) and zlib only, beyond tally's own.
+        .target(
+            name: "TallyDelivery",
+            dependencies: [
+                "Tracking", "TallyCore", "TallyPipeline", "TallyCompression",
+                .product(name: "Logging", package: "swift-log"),
+                .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
+            ],
+            swiftSettings: strict
+        ),
 
         // `tally serve`: the HTTP collector (Hummingbird 2), its keys, limits and group commit.
         .target(
@@ -260,6 +274,14 @@ let package = Package(
                 "TallyTestSupport", "TallyPipelineTesting", "TallyPostgres",
                 .product(name: "Hummingbird", package: "hummingbird"),
                 .product(name: "HummingbirdTesting", package: "hummingbird"),
+            ],
+            swiftSettings: strict
+        ),
+        .testTarget(
+            name: "TallyDeliveryTests",
+            dependencies: [
+                "TallyDelivery", "TallyCore", "TallyPipeline", "TallyCompression", "TallyPostgres", "TallyTestSupport",
+                "Tracking",
             ],
             swiftSettings: strict
         ),

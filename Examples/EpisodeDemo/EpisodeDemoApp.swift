@@ -11,12 +11,14 @@ struct EpisodeDemoApp: Service {
     let tracker: PipelineTracker
     /// Screen visits to simulate; nil: until graceful shutdown.
     let visits: Int?
+    /// Visits per second; nil: as fast as a busy app.
+    let rate: Double?
     let logger: Logger
 
     func run() async throws {
         let episodes = (1...12).map { Episode(id: "ep-\($0)", title: "Episode \($0)") }
         var visit = 0
-        while visits.map({ visit < $0 }) ?? !Task.isShuttingDownGracefully {
+        while !Task.isShuttingDownGracefully && visits.map({ visit < $0 }) ?? true {
             visit += 1
             await MainActor.run {
                 var generator = SystemRandomNumberGenerator()
@@ -26,7 +28,9 @@ struct EpisodeDemoApp: Service {
                     viewModel.select(episodes.randomElement(using: &generator)!)
                 }
             }
-            if visits == nil && visit % 32 == 0 {
+            if let rate {
+                try? await Task.sleep(for: .seconds(1 / rate))
+            } else if visits == nil && visit % 32 == 0 {
                 // A user taps a few times a second, not millions: keep the pace of a busy app.
                 try? await Task.sleep(for: .milliseconds(1))
             }

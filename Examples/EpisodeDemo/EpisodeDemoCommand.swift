@@ -6,7 +6,9 @@ import TallyFileStore
 public import TallyPipeline
 public import TallySchema
 
-/// Runs the Examples feature's events through the pipeline into the file store and stdout.
+/// Runs the Examples feature's events through the pipeline into the file store and stdout, or,
+/// in app mode (`--endpoint`, `--write-key`, `--outbox`), through a disk outbox and the uploader
+/// to a collector.
 @main
 struct EpisodeDemoCommand: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
@@ -23,6 +25,12 @@ struct EpisodeDemoCommand: AsyncParsableCommand {
               episode-demo --visits 1000 --no-stdout  # more events, quietly
               episode-demo --until-signal             # track until Ctrl-C
               episode-demo --registry Examples/registry  # validate against the tracking plan
+
+            App mode: with --endpoint, --write-key and --outbox the events go through a disk outbox and the \
+            uploader (TallyDelivery) to a collector instead, and are not echoed. At the end (after --visits, or \
+            SIGTERM/SIGINT: the outbox is written, uploads go on for --flush-timeout) it prints one JSON line on \
+            stdout: this run's counters, then the outbox directory's lifetime counters under "outbox".
+              episode-demo --endpoint http://127.0.0.1:8080 --write-key KEY --outbox /tmp/outbox --visits 500
             """
     )
 
@@ -53,9 +61,13 @@ struct EpisodeDemoCommand: AsyncParsableCommand {
     @Option(name: .long, help: "Log level: trace, debug, info, notice, warning, error, critical.")
     var logLevel: Logger.Level = .notice
 
+    @OptionGroup(title: "App mode (the outbox and the uploader)")
+    var app: AppModeOptions
+
     func validate() throws {
         guard visits >= 1 else { throw ValidationError("--visits must be at least 1.") }
         guard !dataDir.isEmpty else { throw ValidationError("--data-dir must not be empty.") }
+        try app.validate()
     }
 
     func run() async throws {
@@ -66,23 +78,13 @@ struct EpisodeDemoCommand: AsyncParsableCommand {
             return handler
         }
         let logger = Logger(label: "episode-demo")
+        let eventValidation = try loadValidation(logger: logger)
+        if app.isEnabled {
+            try await runAppMode(validation: eventValidation, logger: logger)
+            return
+        }
         var sinks: [any EventSink] = [FileSink(directory: dataDir, logger: logger)]
         if !noStdout { sinks.append(StdoutSink(format: format)) }
-        let registryDirectory =
-            registry ?? ProcessInfo.processInfo.environment["TALLY_REGISTRY"].flatMap { $0.isEmpty ? nil : $0 }
-        var eventValidation: EventValidation?
-        if let registryDirectory {
-            do {
-                let loaded = try SchemaRegistry.load(directory: registryDirectory)
-                eventValidation = EventValidation(validator: EventValidator(registry: loaded), policy: validation)
-            } catch {
-                logger.error(
-                    "cannot load the tracking plans",
-                    metadata: ["tally.registry": "\(registryDirectory)", "error": "\(error)"]
-                )
-                throw ExitCode(1)
-            }
-        }
         let pipeline = EventPipeline(
             sinks: sinks,
             deadLetters: FileDeadLetterSink(directory: dataDir),
@@ -93,6 +95,7 @@ struct EpisodeDemoCommand: AsyncParsableCommand {
         let app = EpisodeDemoApp(
             tracker: pipeline.tracker(feature: "episode", identity: TrackerIdentity(anonymousID: "demo-install")),
             visits: untilSignal ? nil : visits,
+            rate: nil,
             logger: logger
         )
         var configuration = ServiceGroupConfiguration(
@@ -115,6 +118,23 @@ struct EpisodeDemoCommand: AsyncParsableCommand {
             + "lost=\(statistics.lost) data_dir=\(dataDir)\n"
         FileHandle.standardError.write(Data(report.utf8))
         if statistics.deadLettered > 0 || statistics.lost > 0 || statistics.rejected > 0 { throw ExitCode(1) }
+    }
+
+    /// The tracking plans of --registry (or $TALLY_REGISTRY), if any; exits 1 when they cannot be loaded.
+    private func loadValidation(logger: Logger) throws -> EventValidation? {
+        let registryDirectory =
+            registry ?? ProcessInfo.processInfo.environment["TALLY_REGISTRY"].flatMap { $0.isEmpty ? nil : $0 }
+        guard let registryDirectory else { return nil }
+        do {
+            let loaded = try SchemaRegistry.load(directory: registryDirectory)
+            return EventValidation(validator: EventValidator(registry: loaded), policy: validation)
+        } catch {
+            logger.error(
+                "cannot load the tracking plans",
+                metadata: ["tally.registry": "\(registryDirectory)", "error": "\(error)"]
+            )
+            throw ExitCode(1)
+        }
     }
 }
 

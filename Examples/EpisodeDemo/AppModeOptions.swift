@@ -1,0 +1,92 @@
+import ArgumentParser
+import Foundation
+import TallyDelivery
+
+/// The flags of app mode: where the outbox is, where the collector is, and how delivery behaves.
+struct AppModeOptions: ParsableArguments {
+    @Option(name: .long, help: "The collector's base URL (app mode), e.g. http://127.0.0.1:8080.")
+    var endpoint: String?
+
+    @Option(name: .long, help: "The write key for the collector (app mode).")
+    var writeKey: String?
+
+    @Option(name: .long, help: "The outbox directory (app mode); shared by every run that names it.")
+    var outbox: String?
+
+    @Option(name: .long, help: "Screen visits per second (default: as fast as possible).")
+    var rate: Double?
+
+    @Option(name: .long, help: "Seconds between outbox writes: the most a kill -9 can lose (default 1).")
+    var batchInterval: Double = 1
+
+    @Option(name: .long, help: "Seconds between uploads (default 10; also as soon as 100 events wait).")
+    var uploadInterval: Double = 10
+
+    @Option(name: .long, help: "Cap on the outbox's bytes; past it the oldest batches are dropped.")
+    var maxOutboxBytes: Int?
+
+    @Option(name: .long, help: "Cap on the events waiting in the outbox.")
+    var maxOutboxEvents: Int?
+
+    @Option(name: .long, help: "Cap on the age of a waiting batch, in seconds.")
+    var maxOutboxAge: Double?
+
+    @Flag(name: .long, help: "Send Segment batches (POST /v1/batch) instead of tally NDJSON.")
+    var segment = false
+
+    @Option(name: .long, help: "Seconds a graceful end keeps uploading (default 10).")
+    var flushTimeout: Double = 10
+
+    @Flag(name: .long, help: "Print {\"progress\":{…}} on stderr every 200 ms.")
+    var progress = false
+
+    @Option(name: .long, help: "Stamped as session_id on every event, to find this run's events.")
+    var runID: String?
+
+    /// Whether the run uses the outbox and the uploader.
+    var isEnabled: Bool { endpoint != nil || writeKey != nil || outbox != nil }
+
+    func validate() throws {
+        guard isEnabled else {
+            if segment || progress || runID != nil || rate != nil {
+                throw ValidationError("--segment, --progress, --run-id and --rate need app mode (--endpoint …).")
+            }
+            return
+        }
+        guard let endpoint, writeKey != nil, let outbox else {
+            throw ValidationError("App mode needs all three of --endpoint, --write-key and --outbox.")
+        }
+        guard let url = URL(string: endpoint), let scheme = url.scheme, ["http", "https"].contains(scheme),
+            url.host != nil
+        else {
+            throw ValidationError("--endpoint must be an http(s) URL with a host, e.g. http://127.0.0.1:8080.")
+        }
+        guard !outbox.isEmpty else { throw ValidationError("--outbox must not be empty.") }
+        for (name, value) in [("--batch-interval", batchInterval), ("--upload-interval", uploadInterval)]
+        where !(value > 0) {
+            throw ValidationError("\(name) must be positive.")
+        }
+        guard flushTimeout >= 0 else { throw ValidationError("--flush-timeout must not be negative.") }
+        if let rate, !(rate > 0) { throw ValidationError("--rate must be positive.") }
+        if let maxOutboxBytes, maxOutboxBytes < 1 { throw ValidationError("--max-outbox-bytes must be positive.") }
+        if let maxOutboxEvents, maxOutboxEvents < 1 { throw ValidationError("--max-outbox-events must be positive.") }
+        if let maxOutboxAge, !(maxOutboxAge >= 0) { throw ValidationError("--max-outbox-age must not be negative.") }
+    }
+
+    /// The delivery settings these flags ask for.
+    var configuration: DeliveryConfiguration {
+        var configuration = DeliveryConfiguration(
+            outboxDirectory: outbox ?? "",
+            endpoint: URL(string: endpoint ?? "")!,
+            writeKey: writeKey ?? ""
+        )
+        configuration.wireFormat = segment ? .segment : .tally
+        configuration.batchInterval = .seconds(batchInterval)
+        configuration.uploadInterval = .seconds(uploadInterval)
+        configuration.shutdownUploadTimeout = .seconds(flushTimeout)
+        if let maxOutboxBytes { configuration.caps.maxBytes = maxOutboxBytes }
+        if let maxOutboxEvents { configuration.caps.maxEvents = maxOutboxEvents }
+        if let maxOutboxAge { configuration.caps.maxAge = .seconds(maxOutboxAge) }
+        return configuration
+    }
+}

@@ -1,0 +1,21 @@
+/// What this process did since its ``TallyDelivery`` was made (the directory's lifetime counters
+/// are in ``OutboxState``). After a graceful stop, ``tracked`` = ``written`` + ``dropped``.
+public struct DeliveryStatistics: Sendable, Hashable {
+    /// `track()` calls.
+    public var tracked: UInt64
+    /// Events written to the outbox.
+    public var written: UInt64
+    /// Events the collector acknowledged (from any process's batches).
+    public var uploaded: UInt64
+    /// Tracked events never written: a full queue, a full disk, refused after shutdown, or
+    /// rejected by validation.
+    public var dropped: UInt64
+    /// Events of batches the collector refused for good.
+    public var deadLettered: UInt64
+    /// Requests sent, and those not answered 2xx.
+    public var requests: UInt64
+    public var failedRequests: UInt64
+    /// Request bodies as sent (gzip), and before compression.
+    public var bytesSent: UInt64
+    public var uncompressedBytesSent: UInt64
+}

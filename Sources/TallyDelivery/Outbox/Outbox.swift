@@ -1,0 +1,401 @@
+import Foundation
+package import Logging
+package import TallyCore
+
+/// An outbox directory and every file operation on it (``OutboxLayout`` says which files).
+///
+/// Not thread-safe on purpose: its owner calls it from one serial queue (``OutboxStore``), so the
+/// system calls stay off Swift's cooperative threads. Several `Outbox`es, in one process or many,
+/// may share a directory: every change of the counters happens under `state.lock` (`flock`),
+/// after ``OutboxLedger/reconcile(listing:)`` caught up with what the others (or a crash) did.
+package final class Outbox: @unchecked Sendable {
+    /// What one write did.
+    package enum WriteOutcome: Sendable, Hashable {
+        /// The batch is in `batches/`; `waiting` events are in the outbox now.
+        case written(waiting: Int)
+        /// It could not be written (full disk, or another error): its events are counted as dropped.
+        case dropped(DeliveryError)
+        /// Nothing to write.
+        case nothing
+    }
+
+    /// A batch file handed to the uploader.
+    package struct Claim: Sendable, Hashable {
+        package var name: String
+        package var batch: BatchName?
+    }
+
+    package let layout: OutboxLayout
+    package let caps: OutboxCaps
+    /// Held while a request is in flight (by ``Uploader``).
+    package let uploadLock: FileLock
+    private let stateLock: FileLock
+    private let logger: Logger
+    private let decoder = EnvelopeDecoder()
+    /// Drops not yet in the ledger (it could not be saved, or nothing else changed yet).
+    private var unsavedDrops = DiagnosticCounts()
+    /// This process's counters (read from any thread).
+    package let run = Locked(RunCounters())
+    private var ids = UUIDv7Generator()
+    private var lastDiskFullLog: Int64 = 0
+
+    /// This process's counters of what it did to the directory.
+    package struct RunCounters: Sendable, Hashable {
+        package var written: UInt64 = 0
+        package var uploaded: UInt64 = 0
+        package var droppedDiskFull: UInt64 = 0
+        package var deadLettered: UInt64 = 0
+        package var corruptEvents: UInt64 = 0
+        package var droppedCaps: UInt64 = 0
+    }
+
+    /// Opens (creating) the outbox at `directory` and reconciles its counters.
+    package init(directory: String, caps: OutboxCaps, logger: Logger) throws(DeliveryError) {
+        layout = OutboxLayout(root: directory)
+        self.caps = caps
+        self.logger = logger
+        for path in [layout.root, layout.batches, layout.temporary, layout.corrupt, layout.deadLetter] {
+            do {
+                try Directory.create(path)
+            } catch {
+                throw DeliveryError(.outboxUnavailable, "\(error)", errno: error.errno)
+            }
+        }
+        stateLock = try FileLock(path: layout.stateLock)
+        uploadLock = try FileLock(path: layout.uploadLock)
+        removeStaleTemporaryFiles()
+        withLedger { _, _ in }
+    }
+
+    // MARK: Writing
+
+    /// Writes `events` as one batch file (atomically), adds `queueDrops` to the dropped counts,
+    /// then drops the oldest batches past the caps.
+    package func write(_ events: [EventEnvelope], queueDrops: UInt64 = 0) -> WriteOutcome {
+        unsavedDrops.droppedQueue += queueDrops
+        guard !events.isEmpty else {
+            if queueDrops > 0 { withLedger { _, _ in } }
+            return .nothing
+        }
+        var bytes: [UInt8] = []
+        bytes.reserveCapacity(events.count * 320)
+        for event in events { event.appendNDJSON(to: &bytes) }
+        let temporary: String
+        do {
+            temporary = try SystemFiles.writeTemporary(bytes, temporaryDirectory: layout.temporary)
+        } catch {
+            return dropUnwritten(events.count, error)
+        }
+        let outcome = withLedger { ledger, entries -> WriteOutcome in
+            let name = BatchName(sequence: ledger.lastSequence + 1, events: events.count)
+            do throws(DeliveryError) {
+                try SystemFiles.move(temporary, to: layout.batch(name.description))
+            } catch {
+                return .dropped(error)
+            }
+            try? SystemFiles.syncDirectory(layout.batches)
+            ledger.lastSequence = name.sequence
+            ledger.written += UInt64(events.count)
+            run.withLock { $0.written += UInt64(events.count) }
+            entries.append(
+                SystemFiles.Entry(
+                    name: name.description,
+                    size: bytes.count,
+                    modified: Timestamp.now().secondsSinceEpoch
+                )
+            )
+            enforceCaps(&ledger, &entries)
+            return .written(waiting: Self.waitingEvents(entries))
+        }
+        if case .dropped(let error) = outcome { return dropUnwritten(events.count, error) }
+        return outcome
+    }
+
+    private func dropUnwritten(_ count: Int, _ error: DeliveryError) -> WriteOutcome {
+        unsavedDrops.droppedDiskFull += UInt64(count)
+        run.withLock { $0.droppedDiskFull += UInt64(count) }
+        let now = Timestamp.now().secondsSinceEpoch
+        if now - lastDiskFullLog >= 10 {
+            lastDiskFullLog = now
+            logger.error(
+                "outbox: cannot write a batch, its events are dropped",
+                metadata: ["tally.events": "\(count)", "error": "\(error)"]
+            )
+        }
+        return .dropped(error)
+    }
+
+    // MARK: Uploading
+
+    /// Under the state lock: drops what is past the caps, writes a diagnostics report if anything
+    /// was lost since the last one, and returns the oldest batches (reports first) up to
+    /// `maxEvents` events (at least one batch), marked in flight. Empty when nothing waits.
+    package func claim(maxEvents: Int) -> [Claim] {
+        withLedger { ledger, entries in
+            enforceCaps(&ledger, &entries)
+            let now = Timestamp.now()
+            if let report = ledger.makeReport(eventID: ids.next(at: now).description, now: now.nanosecondsSinceEpoch) {
+                if save(ledger) {
+                    writeReport(report, outboxID: ledger.outboxID, into: &entries)
+                    ledger.pendingReport = nil
+                } else {
+                    ledger.pendingReport = nil
+                    ledger.reported = ledger.reported.since(report.delta)
+                    ledger.lastSequence -= 1
+                }
+            }
+            var claims: [Claim] = []
+            var events = 0
+            for entry in entries.sorted(by: { $0.name < $1.name }) {
+                guard let batch = BatchName(entry.name) else {
+                    // Not a name the outbox writes: moved aside as a corrupt file.
+                    ledger.settle(entry.name, as: .corrupt, reason: .corrupt)
+                    continue
+                }
+                if batch.isDiagnostics {
+                    claims.append(Claim(name: entry.name, batch: batch))
+                } else if events < maxEvents {
+                    claims.append(Claim(name: entry.name, batch: batch))
+                    events += batch.events
+                }
+            }
+            // Reports travel with events; alone only when no events wait.
+            ledger.inFlight = claims.map(\.name)
+            return claims
+        }
+    }
+
+    /// The envelopes of a claimed batch, or nil when it is corrupt (unreadable, not NDJSON
+    /// envelopes with ids, or fewer or more events than its name says).
+    package func read(_ claim: Claim) -> [EventEnvelope]? {
+        guard let batch = claim.batch, let bytes = SystemFiles.read(layout.batch(claim.name)) else { return nil }
+        var events: [EventEnvelope] = []
+        events.reserveCapacity(batch.events)
+        let complete = bytes.withUnsafeBufferPointer { buffer -> Bool in
+            var start = 0
+            while start < buffer.count {
+                guard let end = buffer[start...].firstIndex(of: UInt8(ascii: "\n")) else { return false }
+                guard end > start else { return false }
+                do {
+                    let line = UnsafeBufferPointer(rebasing: buffer[start..<end])
+                    events.append(try decoder.decode(line, fallbackID: nil))
+                } catch {
+                    return false
+                }
+                start = end + 1
+            }
+            return true
+        }
+        guard complete, events.count == (batch.isDiagnostics ? 1 : batch.events) else { return nil }
+        return events
+    }
+
+    /// Records what became of claimed batches (nil: still waiting) and clears the in-flight mark.
+    /// Returns the events counted for each reason (a batch that meanwhile left counts nothing).
+    @discardableResult
+    package func finish(_ outcomes: [(name: String, reason: OutboxLedger.LeaveReason?)]) -> [OutboxLedger
+        .LeaveReason: Int]
+    {
+        withLedger { ledger, entries in
+            var counted: [OutboxLedger.LeaveReason: Int] = [:]
+            let present = Set(entries.map(\.name))
+            for (name, reason) in outcomes {
+                guard let reason, present.contains(name) else { continue }
+                let disposition: OutboxLedger.Disposition =
+                    switch reason {
+                    case .corrupt: .corrupt
+                    case .deadLettered: .deadLetter
+                    default: .delete
+                    }
+                if ledger.settle(name, as: disposition, reason: reason) {
+                    let events = BatchName(name)?.events ?? 0
+                    counted[reason, default: 0] += events
+                    run.withLock { run in
+                        switch reason {
+                        case .uploaded: run.uploaded += UInt64(events)
+                        case .deadLettered: run.deadLettered += UInt64(events)
+                        case .corrupt: run.corruptEvents += UInt64(events)
+                        default: break
+                        }
+                    }
+                }
+            }
+            ledger.inFlight = []
+            return counted
+        }
+    }
+
+    // MARK: State
+
+    /// The directory's counters and what waits in it.
+    package func snapshot() -> OutboxState {
+        withLedger { ledger, entries in
+            let batches = entries.compactMap { entry in BatchName(entry.name).map { (entry, $0) } }
+                .filter { !$0.1.isDiagnostics }
+            let oldest = batches.map(\.0.modified).min()
+            return OutboxState(
+                outboxID: ledger.outboxID,
+                waitingEvents: batches.reduce(0) { $0 + $1.1.events },
+                waitingBatches: batches.count,
+                waitingBytes: batches.reduce(0) { $0 + $1.0.size },
+                oldestAge: oldest.map { .seconds(max(0, Timestamp.now().secondsSinceEpoch - $0)) },
+                written: ledger.written,
+                uploaded: ledger.uploaded,
+                purged: ledger.purged,
+                losses: ledger.counts
+            )
+        }
+    }
+
+    /// Removes every waiting batch (counted as purged, not as a loss) and any report not yet sent.
+    package func purge() {
+        withLedger { ledger, entries in
+            for entry in entries {
+                if let batch = BatchName(entry.name) {
+                    ledger.settle(entry.name, as: .delete, reason: batch.isDiagnostics ? .uploaded : .purged)
+                } else {
+                    ledger.settle(entry.name, as: .corrupt, reason: .corrupt)
+                }
+            }
+            ledger.reported = ledger.counts
+        }
+    }
+
+    // MARK: The ledger
+
+    /// Runs `body` under the state lock with the reconciled ledger and the listing of `batches/`;
+    /// saves the ledger if it changed, and only then carries out the leavings it settled.
+    @discardableResult
+    private func withLedger<T>(_ body: (inout OutboxLedger, inout [SystemFiles.Entry]) -> T) -> T {
+        stateLock.lock()
+        defer { stateLock.unlock() }
+        let loaded = loadLedger()
+        var ledger = loaded
+        var entries = SystemFiles.list(layout.batches).filter { !$0.name.hasPrefix(".") }
+        let repair = ledger.reconcile(listing: entries.map(\.name))
+        carryOut(repair.redo)
+        let redone = Set(repair.redo.map(\.name))
+        entries.removeAll { redone.contains($0.name) }
+        if let report = repair.rewriteReport {
+            writeReport(report, outboxID: ledger.outboxID, into: &entries)
+            ledger.pendingReport = nil
+        }
+        let drops = unsavedDrops
+        ledger.counts.add(drops)
+        let result = body(&ledger, &entries)
+        if ledger != loaded || !drops.isZero {
+            if save(ledger) {
+                unsavedDrops = unsavedDrops.since(drops)
+                carryOut(ledger.settled)
+            }
+        }
+        return result
+    }
+
+    private func loadLedger() -> OutboxLedger {
+        guard let bytes = SystemFiles.read(layout.state) else {
+            return OutboxLedger(outboxID: UUID().uuidString.lowercased())
+        }
+        do {
+            return try Self.stateDecoder.decode(OutboxLedger.self, from: Data(bytes))
+        } catch {
+            // Unreadable state: keep it for inspection, start counting again from the files.
+            let aside = layout.corrupt + "/state-\(Timestamp.now().secondsSinceEpoch).json"
+            try? SystemFiles.move(layout.state, to: aside)
+            logger.error("outbox: state.json unreadable, moved aside", metadata: ["tally.file": "\(aside)"])
+            return OutboxLedger(outboxID: UUID().uuidString.lowercased())
+        }
+    }
+
+    private func save(_ ledger: OutboxLedger) -> Bool {
+        do {
+            let bytes = [UInt8](try Self.stateEncoder.encode(ledger)) + [UInt8(ascii: "\n")]
+            try SystemFiles.writeAtomically(
+                bytes,
+                to: layout.state,
+                directory: layout.root,
+                temporaryDirectory: layout.temporary
+            )
+            return true
+        } catch {
+            logger.error("outbox: cannot save state.json", metadata: ["error": "\(error)"])
+            return false
+        }
+    }
+
+    private func carryOut(_ settlements: [OutboxLedger.Settlement]) {
+        guard !settlements.isEmpty else { return }
+        for settlement in settlements {
+            let path = layout.batch(settlement.name)
+            switch settlement.disposition {
+            case .delete: SystemFiles.remove(path)
+            case .corrupt: try? SystemFiles.move(path, to: layout.corrupt + "/" + settlement.name)
+            case .deadLetter: try? SystemFiles.move(path, to: layout.deadLetter + "/" + settlement.name)
+            }
+        }
+        try? SystemFiles.syncDirectory(layout.batches)
+    }
+
+    private func writeReport(
+        _ report: OutboxLedger.PendingReport,
+        outboxID: String,
+        into entries: inout [SystemFiles.Entry]
+    ) {
+        guard let event = OutboxDiagnostics.envelope(report, outboxID: outboxID) else { return }
+        let name = BatchName(diagnosticsSequence: report.sequence).description
+        do {
+            try SystemFiles.writeAtomically(
+                event.ndjsonLine,
+                to: layout.batch(name),
+                directory: layout.batches,
+                temporaryDirectory: layout.temporary
+            )
+            entries.append(SystemFiles.Entry(name: name, size: 0, modified: Timestamp.now().secondsSinceEpoch))
+        } catch {
+            logger.error("outbox: cannot write the diagnostics report", metadata: ["error": "\(error)"])
+        }
+    }
+
+    private func enforceCaps(_ ledger: inout OutboxLedger, _ entries: inout [SystemFiles.Entry]) {
+        let batches = entries.compactMap { entry -> OutboxCaps.Batch? in
+            guard let batch = BatchName(entry.name), !batch.isDiagnostics else { return nil }
+            return OutboxCaps.Batch(
+                name: entry.name,
+                events: batch.events,
+                bytes: entry.size,
+                writtenAt: entry.modified
+            )
+        }.sorted { $0.name < $1.name }
+        let overflow = caps.overflow(batches, protected: Set(ledger.inFlight), now: Timestamp.now().secondsSinceEpoch)
+        guard !overflow.isEmpty else { return }
+        for batch in overflow where ledger.settle(batch.name, as: .delete, reason: .droppedCaps) {
+            run.withLock { $0.droppedCaps += UInt64(batch.events) }
+        }
+        let dropped = Set(overflow.map(\.name))
+        entries.removeAll { dropped.contains($0.name) }
+        logger.warning(
+            "outbox over its caps: oldest batches dropped",
+            metadata: ["tally.events": "\(overflow.reduce(0) { $0 + $1.events })"]
+        )
+    }
+
+    private static func waitingEvents(_ entries: [SystemFiles.Entry]) -> Int {
+        entries.reduce(0) { $0 + (BatchName($1.name)?.events ?? 0) }
+    }
+
+    /// Temporary files older than an hour were left by a crash (a live writer renames within a second).
+    private func removeStaleTemporaryFiles() {
+        let cutoff = Timestamp.now().secondsSinceEpoch - 3600
+        for entry in SystemFiles.list(layout.temporary) where entry.modified < cutoff {
+            SystemFiles.remove(layout.temporary + "/" + entry.name)
+        }
+    }
+
+    private static let stateEncoder: JSONEncoder = {
+        let encoder = JSONEncoder()
+        encoder.outputFormatting = [.sortedKeys]
+        return encoder
+    }()
+
+    private static let stateDecoder = JSONDecoder()
+}

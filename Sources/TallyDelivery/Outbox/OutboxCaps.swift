@@ -1,0 +1,51 @@
+/// Limits on what the outbox keeps on disk. Past any of them, the oldest batches are dropped
+/// (counted in `dropped_caps` and reported to the server) until it is within all of them again.
+public struct OutboxCaps: Sendable, Hashable {
+    /// The most bytes of batch files.
+    public var maxBytes: Int
+    /// The most events waiting.
+    public var maxEvents: Int
+    /// The oldest a batch may get (from when it was written) before it is dropped.
+    public var maxAge: Duration
+
+    /// 10 MB, 100,000 events, 7 days.
+    public init(maxBytes: Int = 10_000_000, maxEvents: Int = 100_000, maxAge: Duration = .seconds(7 * 24 * 3600)) {
+        self.maxBytes = maxBytes
+        self.maxEvents = maxEvents
+        self.maxAge = maxAge
+    }
+
+    /// A batch file as the caps see it.
+    package struct Batch: Sendable, Hashable {
+        package var name: String
+        package var events: Int
+        package var bytes: Int
+        /// Seconds since the epoch when it was written.
+        package var writtenAt: Int64
+
+        package init(name: String, events: Int, bytes: Int, writtenAt: Int64) {
+            self.name = name
+            self.events = events
+            self.bytes = bytes
+            self.writtenAt = writtenAt
+        }
+    }
+
+    /// The batches to drop, oldest first, so that the rest is within the caps at `now` (seconds
+    /// since the epoch). `batches` are the event batches, oldest first; those in `protected` (in
+    /// flight) still count but are never dropped.
+    package func overflow(_ batches: [Batch], protected: Set<String>, now: Int64) -> [Batch] {
+        var bytes = batches.reduce(0) { $0 + $1.bytes }
+        var events = batches.reduce(0) { $0 + $1.events }
+        let maxAgeSeconds = maxAge.components.seconds
+        var dropped: [Batch] = []
+        for batch in batches where !protected.contains(batch.name) {
+            let tooOld = now - batch.writtenAt > maxAgeSeconds
+            guard bytes > maxBytes || events > maxEvents || tooOld else { break }
+            dropped.append(batch)
+            bytes -= batch.bytes
+            events -= batch.events
+        }
+        return dropped
+    }
+}
