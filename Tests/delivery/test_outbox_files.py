@@ -110,11 +110,13 @@ CAPS = {
 def test_outbox_over_its_caps_drops_oldest(cap, proxy, collector, database, outbox, demos):
     caps = CAPS[cap]
     down = refused_endpoint()
-    old = demos(down, collector.key, outbox, "--visits", "100", *OFFLINE, *caps, run_id="old").wait()
+    # Paced, so that batches are small (about 90 events each) and the caps drop some and keep others.
+    old = demos(down, collector.key, outbox, "--visits", "100", "--rate", "300", *OFFLINE, *caps, run_id="old").wait()
     if cap == "age":
         time.sleep(2.5)  # the old run's batches pass the age cap
     else:  # a newer run alone over the cap: the old run's batches go first, then its own oldest
-        new = demos(down, collector.key, outbox, "--visits", "300", *OFFLINE, *caps, run_id="new").wait()
+        new = demos(down, collector.key, outbox, "--visits", "300", "--rate", "300", *OFFLINE, *caps,
+                    run_id="new").wait()
         files = batch_files(outbox)
         print(new, [file.name for file in files], sep="\n")
         assert new["outbox"]["dropped"] > 0
