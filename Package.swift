@@ -280,8 +280,9 @@ let package = Package(
         .testTarget(
             name: "TallyDeliveryTests",
             dependencies: [
-                "TallyDelivery", "TallyCore", "TallyPipeline", "TallyCompression", "TallyPostgres", "TallyTestSupport",
-                "Tracking",
+                "TallyDelivery", "TallyCore", "TallyPipeline", "TallyTestSupport", "Tracking",
+                .product(name: "Logging", package: "swift-log"),
+                .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
             ],
             swiftSettings: strict
         ),

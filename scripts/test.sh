@@ -77,10 +77,11 @@ if { [ $# -eq 0 ] && [ -z "$collector_only" ]; } || [ -n "$delivery_only" ]; the
 fi
 if [ $# -eq 0 ] && [ -z "$collector_only" ] && [ -z "$delivery_only" ]; then
     # The concurrency-heavy targets under ThreadSanitizer (its own build directory; a race report
-    # fails the run). TallyServerTests: the group committer, the router, and `tally serve` as a
+    # fails the run). TallyDeliveryTests: the outbox shared by threads and instances, the uploader.
+    # TallyServerTests: the group committer, the router, and `tally serve` as a
     # process (built with TSan too, so a race in the collector aborts it) against this cluster.
     tally_log "running the pipeline, file store, ingest, tracking and collector tests under ThreadSanitizer"
     TSAN_OPTIONS="halt_on_error=1" swift test --sanitize=thread --scratch-path .build/tsan \
-        --filter 'TallyPipelineTests|TallyFileStoreTests|TallyIngestTests|TrackingMocksTests|EpisodeFeatureTests|TallyServerTests'
+        --filter 'TallyPipelineTests|TallyFileStoreTests|TallyIngestTests|TrackingMocksTests|EpisodeFeatureTests|TallyServerTests|TallyDeliveryTests'
 fi
 tally_log "all tests passed"

@@ -1,4 +1,3 @@
-import Foundation
 package import Logging
 package import TallyCore
 
@@ -29,8 +28,9 @@ package final class Outbox: @unchecked Sendable {
     package let caps: OutboxCaps
     /// Held while a request is in flight (by ``Uploader``).
     package let uploadLock: FileLock
-    private let stateLock: FileLock
-    private let logger: Logger
+    /// `state.json` and `state.lock`.
+    private let state: LedgerFile
+    let logger: Logger
     private let decoder = EnvelopeDecoder()
     /// Drops not yet in the ledger (it could not be saved, or nothing else changed yet).
     private var unsavedDrops = DiagnosticCounts()
@@ -61,9 +61,10 @@ package final class Outbox: @unchecked Sendable {
                 throw DeliveryError(.outboxUnavailable, "\(error)", errno: error.errno)
             }
         }
-        stateLock = try FileLock(path: layout.stateLock)
+        state = LedgerFile(layout: layout, lock: try FileLock(path: layout.stateLock), logger: logger)
         uploadLock = try FileLock(path: layout.uploadLock)
         removeStaleTemporaryFiles()
+        state.makeReserve()
         withLedger { _, _ in }
     }
 
@@ -135,9 +136,9 @@ package final class Outbox: @unchecked Sendable {
             enforceCaps(&ledger, &entries)
             let now = Timestamp.now()
             if let report = ledger.makeReport(eventID: ids.next(at: now).description, now: now.nanosecondsSinceEpoch) {
-                if save(ledger) {
-                    writeReport(report, outboxID: ledger.outboxID, into: &entries)
-                    ledger.pendingReport = nil
+                if state.save(ledger) {
+                    // Written now, or by the next reconcile (the report stays pending until then).
+                    if writeReport(report, outboxID: ledger.outboxID, into: &entries) { ledger.pendingReport = nil }
                 } else {
                     ledger.pendingReport = nil
                     ledger.reported = ledger.reported.since(report.delta)
@@ -146,7 +147,12 @@ package final class Outbox: @unchecked Sendable {
             }
             var claims: [Claim] = []
             var events = 0
-            for entry in entries.sorted(by: { $0.name < $1.name }) {
+            // Reports first (they are small and say what the server is missing), then oldest first.
+            let ordered = entries.sorted {
+                let reports = ($0.name.hasSuffix("-diagnostics.ndjson"), $1.name.hasSuffix("-diagnostics.ndjson"))
+                return reports.0 != reports.1 ? reports.0 : $0.name < $1.name
+            }
+            for entry in ordered {
                 guard let batch = BatchName(entry.name) else {
                     // Not a name the outbox writes: moved aside as a corrupt file.
                     ledger.settle(entry.name, as: .corrupt, reason: .corrupt)
@@ -267,135 +273,37 @@ package final class Outbox: @unchecked Sendable {
     /// saves the ledger if it changed, and only then carries out the leavings it settled.
     @discardableResult
     private func withLedger<T>(_ body: (inout OutboxLedger, inout [SystemFiles.Entry]) -> T) -> T {
-        stateLock.lock()
-        defer { stateLock.unlock() }
-        let loaded = loadLedger()
+        state.lock.lock()
+        defer { state.lock.unlock() }
+        let loaded = state.load()
         var ledger = loaded
         var entries = SystemFiles.list(layout.batches).filter { !$0.name.hasPrefix(".") }
         let repair = ledger.reconcile(listing: entries.map(\.name))
         carryOut(repair.redo)
         let redone = Set(repair.redo.map(\.name))
         entries.removeAll { redone.contains($0.name) }
-        if let report = repair.rewriteReport {
-            writeReport(report, outboxID: ledger.outboxID, into: &entries)
+        if let report = repair.rewriteReport, writeReport(report, outboxID: ledger.outboxID, into: &entries) {
             ledger.pendingReport = nil
         }
         let drops = unsavedDrops
         ledger.counts.add(drops)
         let result = body(&ledger, &entries)
         if ledger != loaded || !drops.isZero {
-            if save(ledger) {
+            if state.save(ledger) {
                 unsavedDrops = unsavedDrops.since(drops)
                 carryOut(ledger.settled)
             }
         }
+        state.makeReserve()
         return result
-    }
-
-    private func loadLedger() -> OutboxLedger {
-        guard let bytes = SystemFiles.read(layout.state) else {
-            return OutboxLedger(outboxID: UUID().uuidString.lowercased())
-        }
-        do {
-            return try Self.stateDecoder.decode(OutboxLedger.self, from: Data(bytes))
-        } catch {
-            // Unreadable state: keep it for inspection, start counting again from the files.
-            let aside = layout.corrupt + "/state-\(Timestamp.now().secondsSinceEpoch).json"
-            try? SystemFiles.move(layout.state, to: aside)
-            logger.error("outbox: state.json unreadable, moved aside", metadata: ["tally.file": "\(aside)"])
-            return OutboxLedger(outboxID: UUID().uuidString.lowercased())
-        }
-    }
-
-    private func save(_ ledger: OutboxLedger) -> Bool {
-        do {
-            let bytes = [UInt8](try Self.stateEncoder.encode(ledger)) + [UInt8(ascii: "\n")]
-            try SystemFiles.writeAtomically(
-                bytes,
-                to: layout.state,
-                directory: layout.root,
-                temporaryDirectory: layout.temporary
-            )
-            return true
-        } catch {
-            logger.error("outbox: cannot save state.json", metadata: ["error": "\(error)"])
-            return false
-        }
-    }
-
-    private func carryOut(_ settlements: [OutboxLedger.Settlement]) {
-        guard !settlements.isEmpty else { return }
-        for settlement in settlements {
-            let path = layout.batch(settlement.name)
-            switch settlement.disposition {
-            case .delete: SystemFiles.remove(path)
-            case .corrupt: try? SystemFiles.move(path, to: layout.corrupt + "/" + settlement.name)
-            case .deadLetter: try? SystemFiles.move(path, to: layout.deadLetter + "/" + settlement.name)
-            }
-        }
-        try? SystemFiles.syncDirectory(layout.batches)
-    }
-
-    private func writeReport(
-        _ report: OutboxLedger.PendingReport,
-        outboxID: String,
-        into entries: inout [SystemFiles.Entry]
-    ) {
-        guard let event = OutboxDiagnostics.envelope(report, outboxID: outboxID) else { return }
-        let name = BatchName(diagnosticsSequence: report.sequence).description
-        do {
-            try SystemFiles.writeAtomically(
-                event.ndjsonLine,
-                to: layout.batch(name),
-                directory: layout.batches,
-                temporaryDirectory: layout.temporary
-            )
-            entries.append(SystemFiles.Entry(name: name, size: 0, modified: Timestamp.now().secondsSinceEpoch))
-        } catch {
-            logger.error("outbox: cannot write the diagnostics report", metadata: ["error": "\(error)"])
-        }
-    }
-
-    private func enforceCaps(_ ledger: inout OutboxLedger, _ entries: inout [SystemFiles.Entry]) {
-        let batches = entries.compactMap { entry -> OutboxCaps.Batch? in
-            guard let batch = BatchName(entry.name), !batch.isDiagnostics else { return nil }
-            return OutboxCaps.Batch(
-                name: entry.name,
-                events: batch.events,
-                bytes: entry.size,
-                writtenAt: entry.modified
-            )
-        }.sorted { $0.name < $1.name }
-        let overflow = caps.overflow(batches, protected: Set(ledger.inFlight), now: Timestamp.now().secondsSinceEpoch)
-        guard !overflow.isEmpty else { return }
-        for batch in overflow where ledger.settle(batch.name, as: .delete, reason: .droppedCaps) {
-            run.withLock { $0.droppedCaps += UInt64(batch.events) }
-        }
-        let dropped = Set(overflow.map(\.name))
-        entries.removeAll { dropped.contains($0.name) }
-        logger.warning(
-            "outbox over its caps: oldest batches dropped",
-            metadata: ["tally.events": "\(overflow.reduce(0) { $0 + $1.events })"]
-        )
-    }
-
-    private static func waitingEvents(_ entries: [SystemFiles.Entry]) -> Int {
-        entries.reduce(0) { $0 + (BatchName($1.name)?.events ?? 0) }
     }
 
     /// Temporary files older than an hour were left by a crash (a live writer renames within a second).
     private func removeStaleTemporaryFiles() {
         let cutoff = Timestamp.now().secondsSinceEpoch - 3600
-        for entry in SystemFiles.list(layout.temporary) where entry.modified < cutoff {
+        for entry in SystemFiles.list(layout.temporary) where entry.modified < cutoff && entry.name != "reserve" {
             SystemFiles.remove(layout.temporary + "/" + entry.name)
         }
     }
 
-    private static let stateEncoder: JSONEncoder = {
-        let encoder = JSONEncoder()
-        encoder.outputFormatting = [.sortedKeys]
-        return encoder
-    }()
-
-    private static let stateDecoder = JSONDecoder()
 }

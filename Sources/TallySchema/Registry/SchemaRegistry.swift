@@ -6,6 +6,8 @@ public struct SchemaRegistry: Sendable {
     /// The plans, by feature.
     public let plans: [String: TrackingPlan]
     private let versionsByName: [String: [EventSchema]]
+    /// tally's own events (``BuiltinPlan``), unless a plan declares feature `tally`.
+    private let builtinVersions: [String: [EventSchema]]
 
     /// Every problem found while loading, each with its file and JSON path.
     ///
@@ -84,6 +86,9 @@ public struct SchemaRegistry: Sendable {
         guard problems.isEmpty else { throw LoadError(problems: problems) }
         self.plans = byFeature
         versionsByName = versions.mapValues { $0.sorted { $0.version < $1.version } }
+        builtinVersions =
+            byFeature[BuiltinPlan.feature] == nil
+            ? Dictionary(grouping: BuiltinPlan.events.filter { versions[$0.name] == nil }, by: \.name) : [:]
     }
 
     /// Loads every `*.json` file of `directory` (one plan per file).
@@ -132,16 +137,16 @@ public struct SchemaRegistry: Sendable {
 
     /// Every version of `name`, oldest first; empty when unknown.
     public func versions(of name: String) -> [EventSchema] {
-        versionsByName[name] ?? []
+        versionsByName[name] ?? builtinVersions[name] ?? []
     }
 
     /// `name` at `version`, or its latest version when `version` is nil.
     public func event(_ name: String, version: SchemaVer? = nil) -> EventSchema? {
-        guard let versions = versionsByName[name] else { return nil }
+        guard let versions = versionsByName[name] ?? builtinVersions[name] else { return nil }
         guard let version else { return versions.last }
         return versions.first { $0.version == version }
     }
 
-    /// Every event name, sorted.
+    /// Every event name of the plans, sorted (tally's built-in events are not listed).
     public var eventNames: [String] { versionsByName.keys.sorted() }
 }

@@ -1,0 +1,142 @@
+import Foundation
+import TallyCore
+import Testing
+
+@testable import TallyDelivery
+
+/// The outbox on a real directory: atomic batch files, counters exact across instances and
+/// crashes, corrupt files moved aside, caps, the upload lock.
+@Suite("Outbox on disk")
+struct OutboxTests {
+    @Test("a batch is one whole file in batches/, nothing left in tmp/, counted in state.json, read back as written")
+    func atomicBatch() throws {
+        let fixture = OutboxFixture()
+        defer { fixture.remove() }
+        let outbox = try fixture.open()
+        let events = OutboxFixture.events(5)
+        #expect(outbox.write(events) == .written(waiting: 5))
+        #expect(fixture.files(fixture.layout.batches) == ["0000000000000001-5.ndjson"])
+        #expect(fixture.files(fixture.layout.temporary) == ["reserve"], "nothing but the full-disk reserve")
+        let claims = outbox.claim(maxEvents: 100)
+        #expect(claims.map(\.name) == ["0000000000000001-5.ndjson"])
+        #expect(outbox.read(claims[0]) == events)
+        let state = try String(contentsOfFile: fixture.layout.state, encoding: .utf8)
+        #expect(state.contains(#""written":5"#) && state.contains(#""in_flight":["0000000000000001-5.ndjson"]"#))
+        #expect(outbox.finish([(claims[0].name, .uploaded)])[.uploaded] == 5)
+        let snapshot = outbox.snapshot()
+        #expect(snapshot.written == 5 && snapshot.uploaded == 5 && snapshot.waitingEvents == 0)
+        #expect(fixture.files(fixture.layout.batches).isEmpty)
+    }
+
+    @Test("a batch renamed in before a kill -9 could count it is counted once when the outbox is opened again")
+    func reconcileAtOpen() throws {
+        let fixture = OutboxFixture()
+        defer { fixture.remove() }
+        _ = try fixture.open().write(OutboxFixture.events(3))
+        // What a writer killed between its rename and its state.json leaves behind.
+        let orphan = BatchName(sequence: 2, events: 4).description
+        var bytes: [UInt8] = []
+        for event in OutboxFixture.events(4) { event.appendNDJSON(to: &bytes) }
+        try Data(bytes).write(to: URL(fileURLWithPath: fixture.layout.batch(orphan)))
+        let reopened = try fixture.open()
+        let snapshot = reopened.snapshot()
+        #expect(snapshot.written == 7 && snapshot.waitingEvents == 7)
+        #expect(reopened.write(OutboxFixture.events(1)) == .written(waiting: 8))
+        #expect(fixture.files(fixture.layout.batches).last == "0000000000000003-1.ndjson")
+        #expect(try fixture.open().snapshot().written == 8)
+    }
+
+    @Test("two outboxes on one directory, writing at once from two threads: every batch counted exactly once")
+    func sharedDirectory() throws {
+        let fixture = OutboxFixture()
+        defer { fixture.remove() }
+        let outboxes = [try fixture.open(), try fixture.open()]
+        DispatchQueue.concurrentPerform(iterations: 2) { index in
+            for _ in 0..<25 { _ = outboxes[index].write(OutboxFixture.events(2)) }
+        }
+        let names = fixture.files(fixture.layout.batches)
+        #expect(names.count == 50 && Set(names.compactMap(BatchName.init).map(\.sequence)) == Set(1...50))
+        #expect(outboxes[0].snapshot().written == 100)
+        #expect(outboxes[0].run.withLock { $0.written } + outboxes[1].run.withLock { $0.written } == 100)
+    }
+
+    @Test("upload.lock: one holder at a time, across two opens of the directory; released on unlock")
+    func uploadLock() throws {
+        let fixture = OutboxFixture()
+        defer { fixture.remove() }
+        let first = try fixture.open()
+        let second = try fixture.open()
+        #expect(first.uploadLock.tryLock())
+        #expect(!second.uploadLock.tryLock())
+        first.uploadLock.unlock()
+        #expect(second.uploadLock.tryLock())
+        #expect(!first.uploadLock.tryLock())
+        second.uploadLock.unlock()
+    }
+
+    @Test("a truncated batch and a garbage file are moved to corrupt/, counted, reported; the rest still goes out")
+    func corruptFiles() throws {
+        let fixture = OutboxFixture()
+        defer { fixture.remove() }
+        let outbox = try fixture.open()
+        for _ in 0..<3 { _ = outbox.write(OutboxFixture.events(4)) }
+        // Cut the second batch after its first line: valid NDJSON, but fewer events than its name says.
+        let second = fixture.layout.batch("0000000000000002-4.ndjson")
+        let text = try String(contentsOfFile: second, encoding: .utf8)
+        try String(text.prefix { $0 != "\n" } + "\n").write(toFile: second, atomically: false, encoding: .utf8)
+        try "not json\n".write(toFile: fixture.layout.batch("garbage"), atomically: false, encoding: .utf8)
+        let claims = outbox.claim(maxEvents: 100)
+        #expect(claims.map(\.name) == (1...3).map { BatchName(sequence: UInt64($0), events: 4).description })
+        let contents = claims.map { outbox.read($0) }
+        #expect(contents.map { $0 == nil } == [false, true, false])
+        outbox.finish(zip(claims, contents).map { ($0.name, $1 == nil ? .corrupt : .uploaded) })
+        #expect(fixture.files(fixture.layout.corrupt) == ["0000000000000002-4.ndjson", "garbage"])
+        let state = outbox.snapshot()
+        #expect(state.losses.corruptFiles == 2 && state.corruptEvents == 4 && state.uploaded == 8)
+        #expect(state.written == state.uploaded + state.corruptEvents + UInt64(state.waitingEvents))
+        // The next request carries the report of what was lost.
+        let report = try #require(outbox.claim(maxEvents: 100).first)
+        #expect(report.batch?.isDiagnostics == true)
+        let event = try #require(outbox.read(report)?.first)
+        #expect(event.name == "outbox_diagnostics" && event.feature == "tally")
+        #expect(event.properties.values["corrupt_files"] == .integer(2))
+        #expect(event.properties.values["corrupt_events"] == .integer(4))
+        #expect(event.properties.values["outbox_id"] == .string(state.outboxID))
+    }
+
+    @Test("over its caps the outbox drops the oldest batches, counts them and reports them")
+    func caps() throws {
+        let fixture = OutboxFixture()
+        defer { fixture.remove() }
+        let outbox = try fixture.open(caps: OutboxCaps(maxBytes: 1 << 30, maxEvents: 25))
+        for _ in 0..<4 { _ = outbox.write(OutboxFixture.events(10)) }
+        #expect(fixture.files(fixture.layout.batches) == ["0000000000000003-10.ndjson", "0000000000000004-10.ndjson"])
+        let state = outbox.snapshot()
+        #expect(state.losses.droppedCaps == 20 && state.waitingEvents == 20 && state.written == 40)
+        let claims = outbox.claim(maxEvents: 100)
+        let report = try #require(claims.first.flatMap { outbox.read($0) }?.first)
+        #expect(report.properties.values["dropped_caps"] == .integer(20))
+    }
+
+    @Test("queue drops are counted with the next write, and reported")
+    func queueDrops() throws {
+        let fixture = OutboxFixture()
+        defer { fixture.remove() }
+        let outbox = try fixture.open()
+        _ = outbox.write(OutboxFixture.events(1), queueDrops: 7)
+        _ = outbox.write([], queueDrops: 2)
+        #expect(try fixture.open().snapshot().losses.droppedQueue == 9)
+    }
+
+    @Test("purge empties the outbox; what was purged is counted apart from losses")
+    func purge() throws {
+        let fixture = OutboxFixture()
+        defer { fixture.remove() }
+        let outbox = try fixture.open()
+        for _ in 0..<3 { _ = outbox.write(OutboxFixture.events(2)) }
+        outbox.purge()
+        let state = outbox.snapshot()
+        #expect(state.waitingEvents == 0 && state.purged == 6 && state.dropped == 0)
+        #expect(fixture.files(fixture.layout.batches).isEmpty)
+    }
+}
