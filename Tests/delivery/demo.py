@@ -28,8 +28,13 @@ class Demo:
         self.readers: list[threading.Thread] = []
 
     def command(self) -> list[str]:
-        command = [str(DEMO), "--registry", str(REGISTRY), "--endpoint", self.endpoint, "--write-key", self.key,
+        # `--write-key=KEY`: a key may begin with "-" (URL-safe base64), which would read as an option.
+        command = [str(DEMO), "--registry", str(REGISTRY), "--endpoint", self.endpoint, f"--write-key={self.key}",
                    "--outbox", str(self.outbox), "--progress", *self.arguments]
+        if "--flush-timeout" not in self.arguments:
+            # A graceful end returns as soon as the outbox is empty; on a busy machine the default
+            # 10 s may not be enough for what a test expects to be uploaded by then.
+            command += ["--flush-timeout", "60"]
         if self.run_id is not None:
             command += ["--run-id", self.run_id]
         return command
