@@ -44,6 +44,7 @@ class Recorded:
     status: int | str | None = None
     answered_by: str = ""  # "proxy" or "collector"
     forwarded: bool = False  # the collector got the body (whatever the client then saw)
+    client_gone: bool = False  # the client had closed its connection before the answer was ready
 
     @property
     def succeeded(self) -> bool:
@@ -235,6 +236,7 @@ class TestProxy:
         except (aiohttp.ClientError, OSError, asyncio.TimeoutError):
             return self.reset_connection(request, record, "unreachable")
         record.forwarded = True
+        record.client_gone = request.transport is None or request.transport.is_closing()
         if answer is not None and answer.reset:
             return self.reset_connection(request, record, "reset")
         record.status, record.answered_by = status, "collector"
@@ -306,13 +308,15 @@ def overlapping(records: list[Recorded]) -> list[tuple[Recorded, Recorded]]:
     return pairs
 
 
-def resends(records: list[Recorded]) -> list[tuple[Recorded, Recorded]]:
-    """(earlier, later) pairs where a later request carried event ids an earlier one already had."""
+def resends(records: list[Recorded], acknowledged: bool = False) -> list[tuple[Recorded, Recorded]]:
+    """(earlier, later) pairs where a later request carried event ids an earlier one already had;
+    with `acknowledged`, only where the earlier one was answered 2xx (a re-send after a 503 or a
+    reset is what a client must do; after a 2xx it is a duplicate)."""
     seen: dict[str, Recorded] = {}
     pairs = []
     for record in sorted(records, key=lambda record: record.start):
         earlier = {id(seen[event_id]): seen[event_id] for event_id in record.event_ids if event_id in seen}
-        pairs.extend((first, record) for first in earlier.values())
+        pairs.extend((first, record) for first in earlier.values() if first.succeeded or not acknowledged)
         for event_id in record.event_ids:
             seen[event_id] = record
     return pairs

@@ -102,3 +102,14 @@ def test_no_collector_resets(proxy, collector):
     with pytest.raises((ConnectionError, http.client.HTTPException)):
         send(proxy, collector, [event()])
     assert proxy.requests[0].status == "unreachable"
+
+
+def test_a_client_that_gave_up_is_recorded(proxy, collector, database):
+    proxy.slow(0.6)
+    with pytest.raises(TimeoutError):
+        post(proxy.url, "/v1/events", ndjson_gzip([event()]),
+             {"Content-Encoding": "gzip", **collector.auth()}, timeout=0.2)
+    proxy.wait_for(lambda p: p.in_flight() == 0, 5, "the stalled request forwarded")
+    [record] = proxy.requests
+    assert record.forwarded and record.client_gone
+    assert count(database) == 1
