@@ -94,6 +94,11 @@ class TestProxy:
         with self.lock:
             self.answers.extend(Answer(status=status, headers=dict(headers or {})) for _ in range(count))
 
+    def forward(self, count: int) -> None:
+        """The next `count` requests pass through (ahead of the behaviours queued after them)."""
+        with self.lock:
+            self.answers.extend(Answer() for _ in range(count))
+
     def throttle(self, count: int, retry_after: int) -> None:
         self.answer(count, 429, {"Retry-After": str(retry_after)})
 
