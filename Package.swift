@@ -183,6 +183,7 @@ let package = Package(
             name: "tally-bench",
             dependencies: [
                 "Tracking", "TallyCore", "TallyFormats", "TallySchema", "TallyPipeline", "TallyIngest", "TallyPostgres",
+                "TallyDelivery", "TallyFileStore", "TallyCompression",
                 .product(name: "Logging", package: "swift-log"),
             ],
             path: "Benchmarks/tally-bench",
@@ -250,7 +251,7 @@ let package = Package(
             name: "DocSnippetTests",
             dependencies: [
                 "Tracking", "TrackingMocks", "TallyPipeline", "TallyCore", "TallySchema", "TallyFileStore",
-                "TallyPostgres", "TallyTestSupport",
+                "TallyPostgres", "TallyTestSupport", "TallyDelivery",
                 "TallyPipelineTesting",
                 .product(name: "Logging", package: "swift-log"),
                 .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),

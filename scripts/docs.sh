@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# Builds the DocC documentation of Tracking, TallyPipeline, TallyPipelineTesting and TallyPostgres into
+# Builds the DocC documentation of Tracking, TallyPipeline, TallyPipelineTesting, TallyPostgres and TallyDelivery into
 # .build/docs/<Target>.doccarchive (open them with `docc preview`, or host them as static sites),
 # failing on any DocC warning (a broken symbol link, an unknown article). scripts/test.sh runs it.
 #
@@ -17,7 +17,7 @@ else
     swift package dump-symbol-graph >/dev/null
     graphs=$(ls -d .build/*/symbolgraph | head -1)
 fi
-for target in Tracking TallyPipeline TallyPipelineTesting TallyPostgres; do
+for target in Tracking TallyPipeline TallyPipelineTesting TallyPostgres TallyDelivery; do
     work=.build/docs/symbolgraph-$target
     rm -rf "$work" && mkdir -p "$work"
     cp "$graphs/$target".symbols.json "$work"/

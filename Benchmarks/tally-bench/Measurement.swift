@@ -20,6 +20,32 @@ struct Samples {
     var median: Int64 { percentile(0.5) }
 }
 
+/// `rounds` × `perRound` timed calls of `call`, with `between` (untimed) after each round.
+func timeCalls(rounds: Int, perRound: Int, _ call: () -> Void, between: () async -> Void) async -> Samples {
+    var samples = Samples(capacity: rounds * perRound)
+    for _ in 0..<rounds {
+        var round = Samples(capacity: perRound)
+        for _ in 0..<perRound {
+            let start = monotonicNanoseconds()
+            call()
+            round.append(monotonicNanoseconds() - start)
+        }
+        samples.append(contentsOf: round)
+        await between()
+    }
+    return samples
+}
+
+/// The median time of two clock reads with nothing between: what each sample carries on top.
+func timerOverhead() -> Int64 {
+    var overhead = Samples(capacity: 100_000)
+    for _ in 0..<100_000 {
+        let start = monotonicNanoseconds()
+        overhead.append(monotonicNanoseconds() - start)
+    }
+    return overhead.median
+}
+
 /// Monotonic nanoseconds (`CLOCK_MONOTONIC` through the vDSO: ~20 ns a read).
 @inline(__always)
 func monotonicNanoseconds() -> Int64 {

@@ -34,7 +34,7 @@ enum TrackLatencyBenchmark {
         )
         let tracker = pipeline.tracker(feature: "episode", identity: TrackerIdentity(anonymousID: "bench"))
         let event = EpisodeListEvent.episodeSelected(episodeID: "ep-42", position: 3)
-        var samples = Samples(capacity: rounds * perRound)
+        var samples = Samples(capacity: 0)
         var flushes = 0
         try await withThrowingTaskGroup(of: Int.self) { group in
             group.addTask {
@@ -51,28 +51,16 @@ enum TrackLatencyBenchmark {
                 }
                 return count
             }
-            for _ in 0..<rounds {
-                var round = Samples(capacity: perRound)
-                for _ in 0..<perRound {
-                    let start = monotonicNanoseconds()
-                    tracker.track(event)
-                    round.append(monotonicNanoseconds() - start)
-                }
-                samples.append(contentsOf: round)
-                // Let the batcher catch up between rounds, as an app's events come in bursts.
+            // Between rounds the batcher catches up, as an app's events come in bursts.
+            samples = await timeCalls(rounds: rounds, perRound: perRound, { tracker.track(event) }) {
                 await pipeline.flush()
             }
             pipeline.shutdown()
             for try await count in group { flushes += count }
         }
-        var overhead = Samples(capacity: 100_000)
-        for _ in 0..<100_000 {
-            let start = monotonicNanoseconds()
-            overhead.append(monotonicNanoseconds() - start)
-        }
         return Result(
             samples: samples,
-            timerOverhead: overhead.median,
+            timerOverhead: timerOverhead(),
             flushes: flushes,
             dropped: pipeline.statistics.dropped
         )

@@ -8,7 +8,7 @@ let quick = arguments.contains("--quick")
 let rounds = quick ? 3 : 15
 let perRound = quick ? 20_000 : 100_000
 
-// `--only track|enqueue|validation|segment|ingest|rollups|memory` runs one benchmark (for profiling).
+// `--only track|delivery|enqueue|validation|segment|ingest|rollups|memory` runs one benchmark (for profiling).
 let only = arguments.firstIndex(of: "--only").flatMap {
     arguments.index(after: $0) < arguments.endIndex ? arguments[arguments.index(after: $0)] : nil
 }
@@ -27,6 +27,52 @@ if selected("track") {
     print("  p99.9   \(format(nanoseconds: Double(latency.samples.percentile(0.999) - latency.timerOverhead)))")
     print(
         "  (timer overhead \(latency.timerOverhead) ns subtracted; \(latency.flushes) explicit flushes; dropped \(latency.dropped))"
+    )
+    print("")
+}
+
+if selected("delivery") {
+    // The baseline, in the same run: track() into the plain pipeline (the figure above when it ran).
+    let baseline = try await TrackLatencyBenchmark.run(rounds: rounds, perRound: perRound)
+    let collector = try DeliveryBenchmark.Collector.start()
+    defer { collector.stop() }
+    let latency = try await DeliveryBenchmark.trackLatency(collector: collector, rounds: rounds, perRound: perRound)
+    let median = Double(latency.samples.median - latency.timerOverhead)
+    let p99 = Double(latency.samples.percentile(0.99) - latency.timerOverhead)
+    let baseMedian = Double(baseline.samples.median - baseline.timerOverhead)
+    let baseP99 = Double(baseline.samples.percentile(0.99) - baseline.timerOverhead)
+    let sent = latency.statistics
+    print("track() with TallyDelivery running: outbox written every 100 ms, uploads to a live tally serve")
+    print(
+        "  median  \(format(nanoseconds: median))   target ≤ 1 µs    plain pipeline \(format(nanoseconds: baseMedian)): "
+            + "\(rounded(median / baseMedian))×"
+    )
+    print(
+        "  p99     \(format(nanoseconds: p99))   target ≤ 10 µs   plain pipeline \(format(nanoseconds: baseP99)): "
+            + "\(rounded(p99 / baseP99))×"
+    )
+    print(
+        "  (\(sent.tracked) tracked, \(sent.uploaded) uploaded in \(sent.requests) requests, "
+            + "outbox emptied: \(latency.arrived))"
+    )
+    let cost = try await DeliveryBenchmark.writeCost(batches: quick ? 50 : 200, batchSize: 100, rounds: quick ? 3 : 7)
+    print("write cost per event, 100-event batches made durable one by one")
+    print(
+        "  outbox      \(format(nanoseconds: cost.outbox))   (batch file: write, fsync, rename, directory fsync)"
+    )
+    print(
+        "  file store  \(format(nanoseconds: cost.fileStore))   (FileSink append + flush: fsync)   "
+            + "ratio \(rounded(cost.outbox / cost.fileStore))×"
+    )
+    let wire = DeliveryBenchmark.wireBytes(count: 1_000)
+    print("bytes on the wire per event (1,000 demo events in one request)")
+    print(
+        "  tally NDJSON gzip \(rounded(wire.tallyGzip))   Segment JSON uncompressed \(rounded(wire.segmentPlain)): "
+            + "\(rounded(wire.tallyGzip / wire.segmentPlain))×"
+    )
+    print(
+        "  (tally NDJSON \(rounded(wire.tallyPlain)), Segment gzip \(rounded(wire.segmentGzip)); live run: "
+            + "\(rounded(Double(sent.bytesSent) / Double(max(sent.uploaded, 1)))) gzip bytes per event sent)"
     )
     print("")
 }

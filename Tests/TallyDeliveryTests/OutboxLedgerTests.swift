@@ -21,12 +21,13 @@ struct OutboxLedgerTests {
         var ledger = OutboxLedger(outboxID: "o")
         ledger.lastSequence = 2
         ledger.written = 30
-        let listing = ["0000000000000002-10.ndjson", "0000000000000003-7.ndjson"]
+        // Listed in any order (readdir's): both newcomers count.
+        let listing = ["0000000000000004-5.ndjson", "0000000000000002-10.ndjson", "0000000000000003-7.ndjson"]
         let repair = ledger.reconcile(listing: listing)
         #expect(repair.changed)
-        #expect(ledger.written == 37 && ledger.lastSequence == 3)
+        #expect(ledger.written == 42 && ledger.lastSequence == 4)
         #expect(!ledger.reconcile(listing: listing).changed)
-        #expect(ledger.written == 37)
+        #expect(ledger.written == 42)
     }
 
     @Test("a settled file still present (kill -9 between state and unlink) is removed again, counted once")

@@ -83,14 +83,3 @@ package final class BlockingIO: Sendable {
         }
     }
 }
-
-/// `read(2)`, reachable from inside a method named `read`.
-private func systemRead(_ descriptor: Int32, _ buffer: UnsafeMutableRawBufferPointer) -> Int {
-    #if canImport(Darwin)
-        Darwin.read(descriptor, buffer.baseAddress, buffer.count)
-    #elseif canImport(Glibc)
-        Glibc.read(descriptor, buffer.baseAddress, buffer.count)
-    #else
-        Musl.read(descriptor, buffer.baseAddress, buffer.count)
-    #endif
-}

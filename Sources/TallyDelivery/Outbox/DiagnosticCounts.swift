@@ -1,5 +1,5 @@
 /// The losses an outbox reports to the server in `outbox_diagnostics`: each a count of events
-/// (files for ``corruptFiles``), cumulative in ``OutboxLedger/counts``, deltas in a report.
+/// (files for ``corruptFiles``), cumulative in ``OutboxState/losses``, deltas in a report.
 public struct DiagnosticCounts: Sendable, Hashable, Codable {
     /// Events the in-memory queue dropped (dropOldest) before they reached the outbox.
     public var droppedQueue: UInt64 = 0

@@ -1,3 +1,5 @@
+import TallyCore
+
 #if canImport(Darwin)
     import Darwin
 #elseif canImport(Glibc)

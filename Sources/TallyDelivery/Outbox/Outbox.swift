@@ -87,7 +87,7 @@ package final class Outbox: @unchecked Sendable {
         } catch {
             return dropUnwritten(events.count, error)
         }
-        let outcome = withLedger { ledger, entries -> WriteOutcome in
+        let outcome = withLedger(countingOnly: true) { ledger, entries -> WriteOutcome in
             let name = BatchName(sequence: ledger.lastSequence + 1, events: events.count)
             do throws(DeliveryError) {
                 try SystemFiles.move(temporary, to: layout.batch(name.description))
@@ -270,9 +270,13 @@ package final class Outbox: @unchecked Sendable {
     // MARK: The ledger
 
     /// Runs `body` under the state lock with the reconciled ledger and the listing of `batches/`;
-    /// saves the ledger if it changed, and only then carries out the leavings it settled.
+    /// saves the ledger if it changed (with `countingOnly`, only if files leave or losses were
+    /// counted), and only then carries out the leavings it settled.
     @discardableResult
-    private func withLedger<T>(_ body: (inout OutboxLedger, inout [SystemFiles.Entry]) -> T) -> T {
+    private func withLedger<T>(
+        countingOnly: Bool = false,
+        _ body: (inout OutboxLedger, inout [SystemFiles.Entry]) -> T
+    ) -> T {
         state.lock.lock()
         defer { state.lock.unlock() }
         let loaded = state.load()
@@ -288,7 +292,10 @@ package final class Outbox: @unchecked Sendable {
         let drops = unsavedDrops
         ledger.counts.add(drops)
         let result = body(&ledger, &entries)
-        if ledger != loaded || !drops.isZero {
+        // A new batch alone needs no save: its name says what the next reconcile counts (so a
+        // write costs the batch's fsyncs only). Anything that removes files or counts a loss does.
+        let mustSave = !countingOnly || !ledger.settled.isEmpty || !drops.isZero
+        if mustSave && (ledger != loaded || !drops.isZero) {
             if state.save(ledger) {
                 unsavedDrops = unsavedDrops.since(drops)
                 carryOut(ledger.settled)

@@ -97,9 +97,12 @@ package struct OutboxLedger: Sendable, Hashable, Codable {
             settled = []
             repair.changed = true
         }
-        for name in listing.compactMap(BatchName.init) where name.sequence > lastSequence {
-            if !name.isDiagnostics && !settledNames.contains(name.description) { written += UInt64(name.events) }
-            lastSequence = name.sequence
+        let newcomers = listing.compactMap(BatchName.init).filter { $0.sequence > lastSequence }
+        for name in newcomers where !name.isDiagnostics && !settledNames.contains(name.description) {
+            written += UInt64(name.events)
+        }
+        if let highest = newcomers.map(\.sequence).max() {
+            lastSequence = highest
             repair.changed = true
         }
         if let report = pendingReport {

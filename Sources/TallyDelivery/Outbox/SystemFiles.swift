@@ -123,24 +123,3 @@ enum SystemFiles {
         error.errno == ENOSPC || error.errno == EDQUOT
     }
 }
-
-/// `open(2)`, reachable from types with an `open` method of their own.
-func systemOpen(_ path: String, _ flags: Int32, _ mode: mode_t = 0) -> Int32 {
-    #if canImport(Darwin)
-        Darwin.open(path, flags, mode)
-    #elseif canImport(Glibc)
-        Glibc.open(path, flags, mode)
-    #else
-        Musl.open(path, flags, mode)
-    #endif
-}
-
-private func systemRead(_ descriptor: Int32, _ buffer: UnsafeMutableRawBufferPointer) -> Int {
-    #if canImport(Darwin)
-        Darwin.read(descriptor, buffer.baseAddress, buffer.count)
-    #elseif canImport(Glibc)
-        Glibc.read(descriptor, buffer.baseAddress, buffer.count)
-    #else
-        Musl.read(descriptor, buffer.baseAddress, buffer.count)
-    #endif
-}

@@ -4,8 +4,9 @@ package import TallyPipeline
 /// request (delete, keep and wait, split, dead-letter), how long to wait, and how many events the
 /// next request may carry. Tested on its own, every status class.
 ///
-/// - 2xx: the batches are acknowledged: delete them. The backoff resets; the event limit, if a
-///   413 lowered it, doubles back towards its maximum.
+/// - 2xx: the batches are acknowledged: delete them. The backoff resets. An event limit a 413
+///   lowered stays lowered (the collector's limit does not change while the app runs; growing
+///   back would make every other request a 413).
 /// - 408, 429, 5xx, a network error (no answer, a reset, a timeout): keep the batches and wait
 ///   `min(initial × 2ⁿ⁻¹, max)` less up to ``RetryPolicy/jitter`` of it, after the n-th failure in a
 ///   row, or the `Retry-After` the collector asked for if that is longer (capped).
@@ -34,7 +35,7 @@ package struct UploadStateMachine: Sendable {
     package let backoff: RetryPolicy
     /// The longest `Retry-After` honoured (a broken header must not park the uploader for a day).
     package let maxRetryAfter: Duration
-    /// The most events the next request may carry (lowered by 413s).
+    /// The most events the next request may carry (lowered by 413s, for the uploader's lifetime).
     package private(set) var eventLimit: Int
     /// Failures in a row since the last 2xx.
     package private(set) var failures = 0
@@ -59,7 +60,6 @@ package struct UploadStateMachine: Sendable {
             switch status {
             case 200..<300:
                 failures = 0
-                eventLimit = min(maxEvents, eventLimit * 2)
                 return .delete
             case 413:
                 guard events > 1 else { return .deadLetter }

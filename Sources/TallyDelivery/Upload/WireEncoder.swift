@@ -1,8 +1,8 @@
 import Foundation
-import TallyCore
+package import TallyCore
 
 /// The request bodies of each ``WireFormat``, uncompressed.
-enum WireEncoder {
+package enum WireEncoder {
     /// The route under the endpoint.
     static func path(_ format: WireFormat) -> String {
         switch format {
@@ -26,7 +26,7 @@ enum WireEncoder {
     }
 
     /// `events` with `sent_at` stamped: NDJSON envelopes, or a Segment batch.
-    static func body(_ events: [EventEnvelope], format: WireFormat, sentAt: Timestamp) -> [UInt8] {
+    package static func body(_ events: [EventEnvelope], format: WireFormat, sentAt: Timestamp) -> [UInt8] {
         var bytes: [UInt8] = []
         bytes.reserveCapacity(events.count * 360 + 64)
         switch format {
@@ -61,48 +61,42 @@ enum WireEncoder {
         bytes.append(contentsOf: #","timestamp":""#.utf8)
         event.occurredAt.appendRFC3339(to: &bytes)
         bytes.append(UInt8(ascii: "\""))
-        if let userID = event.userID {
-            bytes.append(contentsOf: #","userId":"#.utf8)
-            JSONWriter.appendString(userID, to: &bytes)
-        }
+        appendMember("userId", event.userID, to: &bytes)
         // Segment requires one of the two ids.
-        if let anonymousID = event.anonymousID ?? (event.userID == nil ? "tally-anonymous" : nil) {
-            bytes.append(contentsOf: #","anonymousId":"#.utf8)
-            JSONWriter.appendString(anonymousID, to: &bytes)
-        }
+        appendMember("anonymousId", event.anonymousID ?? (event.userID == nil ? "tally-anonymous" : nil), to: &bytes)
         bytes.append(contentsOf: #","context":{"library":{"name":"tally","version":"1"}"#.utf8)
         if let context = event.context {
-            if let version = context.appVersion ?? context.appBuild {
-                bytes.append(contentsOf: #","app":{"version":"#.utf8)
-                JSONWriter.appendString(version, to: &bytes)
-                if let build = context.appBuild {
-                    bytes.append(contentsOf: #","build":"#.utf8)
-                    JSONWriter.appendString(build, to: &bytes)
-                }
-                bytes.append(UInt8(ascii: "}"))
-            }
-            if let platform = context.platform {
-                bytes.append(contentsOf: #","os":{"name":"#.utf8)
-                JSONWriter.appendString(platform, to: &bytes)
-                if let version = context.osVersion {
-                    bytes.append(contentsOf: #","version":"#.utf8)
-                    JSONWriter.appendString(version, to: &bytes)
-                }
-                bytes.append(UInt8(ascii: "}"))
-            }
-            if let locale = context.locale {
-                bytes.append(contentsOf: #","locale":"#.utf8)
-                JSONWriter.appendString(locale, to: &bytes)
-            }
+            appendObject("app", [("version", context.appVersion), ("build", context.appBuild)], to: &bytes)
+            appendObject("os", [("name", context.platform), ("version", context.osVersion)], to: &bytes)
+            appendMember("locale", context.locale, to: &bytes)
         }
-        if let feature = event.feature {
-            bytes.append(contentsOf: #","feature":"#.utf8)
-            JSONWriter.appendString(feature, to: &bytes)
-        }
-        if let sessionID = event.sessionID {
-            bytes.append(contentsOf: #","sessionId":"#.utf8)
-            JSONWriter.appendString(sessionID, to: &bytes)
-        }
+        appendMember("feature", event.feature, to: &bytes)
+        appendMember("sessionId", event.sessionID, to: &bytes)
         bytes.append(contentsOf: "}}".utf8)
+    }
+
+    /// `,"key":"value"` when `value` is set.
+    private static func appendMember(_ key: String, _ value: String?, to bytes: inout [UInt8]) {
+        guard let value else { return }
+        bytes.append(UInt8(ascii: ","))
+        JSONWriter.appendString(key, to: &bytes)
+        bytes.append(UInt8(ascii: ":"))
+        JSONWriter.appendString(value, to: &bytes)
+    }
+
+    /// `,"key":{…}` with the members that are set; nothing when none is.
+    private static func appendObject(_ key: String, _ members: [(String, String?)], to bytes: inout [UInt8]) {
+        let present = members.compactMap { member in member.1.map { (member.0, $0) } }
+        guard !present.isEmpty else { return }
+        bytes.append(UInt8(ascii: ","))
+        JSONWriter.appendString(key, to: &bytes)
+        bytes.append(contentsOf: ":{".utf8)
+        for (index, (name, value)) in present.enumerated() {
+            if index > 0 { bytes.append(UInt8(ascii: ",")) }
+            JSONWriter.appendString(name, to: &bytes)
+            bytes.append(UInt8(ascii: ":"))
+            JSONWriter.appendString(value, to: &bytes)
+        }
+        bytes.append(UInt8(ascii: "}"))
     }
 }
