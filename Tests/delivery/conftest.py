@@ -60,19 +60,17 @@ def outbox(tmp_path: Path) -> Path:
 
 
 @pytest.fixture
-def demos():
-    """start(*arguments, …) → a started Demo; every demo still running at the end is killed."""
+def demos(request: pytest.FixtureRequest):
+    """start(endpoint, key, outbox, *arguments, run_id=…) → a started Demo, killed after the test
+    if it still runs."""
     require(DEMO)
-    started: list[Demo] = []
 
     def start(endpoint: str, key: str, outbox: Path, *arguments: str, run_id: str | None = None) -> Demo:
         demo = Demo(endpoint, key, outbox, list(arguments), run_id=run_id).start()
-        started.append(demo)
+        request.addfinalizer(demo.kill)
         return demo
 
-    yield start
-    for demo in started:
-        demo.kill()
+    return start
 
 
 @pytest.fixture
