@@ -2,9 +2,9 @@
 # The whole test suite, from a fresh clone: installs what is missing, builds with warnings as
 # errors, starts a throwaway PostgreSQL (never the machine's own on 5432), runs every test, stops it.
 #
-#   scripts/test.sh            everything: unit, PostgreSQL, process and fault tests, then the
+#   scripts/test.sh            everything: unit, PostgreSQL, process, fault and delivery tests, then the
 #                              concurrency tests again under ThreadSanitizer
-#   scripts/test.sh --filter X passes the rest to `swift test` (no ThreadSanitizer pass, no collector tests)
+#   scripts/test.sh --filter X passes the rest to `swift test` (no ThreadSanitizer pass, no pytest suites)
 #   scripts/test.sh --collector [PYTEST ARGS]   only the collector tests (Tests/collector, pytest: real
 #                              Segment/PostHog clients, faults, hostile traffic, TLS proxy, deploy units)
 #   scripts/test.sh --delivery [PYTEST ARGS]    only the app-delivery tests (Tests/delivery, pytest:
