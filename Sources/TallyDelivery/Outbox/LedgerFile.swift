@@ -22,7 +22,10 @@ final class LedgerFile {
 
     func load() -> OutboxLedger {
         guard let bytes = SystemFiles.read(layout.state) else {
-            return OutboxLedger(outboxID: UUID().uuidString.lowercased())
+            // A new directory (or a lost state): its outbox id is fixed by saving it at once.
+            let fresh = OutboxLedger(outboxID: UUID().uuidString.lowercased())
+            _ = save(fresh)
+            return fresh
         }
         do {
             return try Self.decoder.decode(OutboxLedger.self, from: Data(bytes))

@@ -38,6 +38,8 @@ package final class Outbox: @unchecked Sendable {
     package let run = Locked(RunCounters())
     private var ids = UUIDv7Generator()
     private var lastDiskFullLog: Int64 = 0
+    /// `batches/` as last listed, so that only new files are `stat`ed.
+    private var listedBatches: [String: SystemFiles.Entry] = [:]
 
     /// This process's counters of what it did to the directory.
     package struct RunCounters: Sendable, Hashable {
@@ -281,7 +283,7 @@ package final class Outbox: @unchecked Sendable {
         defer { state.lock.unlock() }
         let loaded = state.load()
         var ledger = loaded
-        var entries = SystemFiles.list(layout.batches).filter { !$0.name.hasPrefix(".") }
+        var entries = SystemFiles.list(layout.batches, known: &listedBatches)
         let repair = ledger.reconcile(listing: entries.map(\.name))
         carryOut(repair.redo)
         let redone = Set(repair.redo.map(\.name))

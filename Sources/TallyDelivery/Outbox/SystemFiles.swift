@@ -75,14 +75,29 @@ enum SystemFiles {
 
     /// The regular files of `directory` (names not starting with a dot), unsorted.
     static func list(_ directory: String) -> [Entry] {
+        var known: [String: Entry] = [:]
+        return list(directory, known: &known)
+    }
+
+    /// ``list(_:)``, taking the size and time of files listed before from `known` (batch files
+    /// never change once renamed in, so a long outbox costs one `stat` per new file, not per file),
+    /// and leaving in `known` what is listed now.
+    static func list(_ directory: String, known: inout [String: Entry]) -> [Entry] {
         guard let stream = opendir(directory) else { return [] }
         defer { closedir(stream) }
         var entries: [Entry] = []
+        var listed: [String: Entry] = [:]
+        defer { known = listed }
         while let entry = readdir(stream) {
             let name = withUnsafeBytes(of: entry.pointee.d_name) { raw in
                 String(decoding: raw.prefix(while: { $0 != 0 }), as: UTF8.self)
             }
             if name.hasPrefix(".") { continue }
+            if let seen = known[name] {
+                entries.append(seen)
+                listed[name] = seen
+                continue
+            }
             var info = stat()
             guard stat(directory + "/" + name, &info) == 0, (info.st_mode & S_IFMT) == S_IFREG else { continue }
             #if canImport(Darwin)
@@ -90,7 +105,9 @@ enum SystemFiles {
             #else
                 let modified = Int64(info.st_mtim.tv_sec)
             #endif
-            entries.append(Entry(name: name, size: Int(info.st_size), modified: modified))
+            let listedEntry = Entry(name: name, size: Int(info.st_size), modified: modified)
+            entries.append(listedEntry)
+            listed[name] = listedEntry
         }
         return entries
     }
