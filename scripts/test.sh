@@ -2,19 +2,25 @@
 # The whole test suite, from a fresh clone: installs what is missing, builds with warnings as
 # errors, starts a throwaway PostgreSQL (never the machine's own on 5432), runs every test, stops it.
 #
-#   scripts/test.sh            everything: unit, PostgreSQL, process and fault tests, then the
+#   scripts/test.sh            everything: unit, PostgreSQL, process, fault and delivery tests, then the
 #                              concurrency tests again under ThreadSanitizer
-#   scripts/test.sh --filter X passes the rest to `swift test` (no ThreadSanitizer pass, no collector tests)
+#   scripts/test.sh --filter X passes the rest to `swift test` (no ThreadSanitizer pass, no pytest suites)
 #   scripts/test.sh --collector [PYTEST ARGS]   only the collector tests (Tests/collector, pytest: real
 #                              Segment/PostHog clients, faults, hostile traffic, TLS proxy, deploy units)
+#   scripts/test.sh --delivery [PYTEST ARGS]    only the app-delivery tests (Tests/delivery, pytest:
+#                              episode-demo's outbox and uploader against tally serve, behind a fault proxy)
 set -euo pipefail
 cd "$(dirname "$0")/.."
 source scripts/lib/common.sh
 source scripts/lib/postgres.sh
 source scripts/lib/python.sh
 collector_only=""
+delivery_only=""
 if [ "${1:-}" = "--collector" ]; then
     collector_only=1
+    shift
+elif [ "${1:-}" = "--delivery" ]; then
+    delivery_only=1
     shift
 fi
 
@@ -52,17 +58,24 @@ tally_log "PostgreSQL on 127.0.0.1:$TALLY_PG_PORT ($work/postgres)"
 export TALLY_CONFORMANCE_DIR="${TALLY_CONFORMANCE_DIR:-$(cd .. && pwd)/shared/external-data}"
 # Every PostgreSQL test runs here: one that finds no database fails instead of skipping.
 export TALLY_TEST_REQUIRE_DATABASE=1
-if [ -z "$collector_only" ]; then
+if [ -z "$collector_only" ] && [ -z "$delivery_only" ]; then
     tally_log "running the tests"
     swift test --skip-build "$@"
 fi
-if [ $# -eq 0 ] || [ -n "$collector_only" ]; then
+if { [ $# -eq 0 ] && [ -z "$delivery_only" ]; } || [ -n "$collector_only" ]; then
     # The collector as a process under real clients and hostile traffic, on the same cluster (each
     # test makes its own database); the PostgreSQL restart test restarts this cluster.
     tally_log "running the collector tests (Tests/collector, pytest)"
     TALLY_BIN="$PWD/.build/debug/tally" "$TALLY_PYTHON" -m pytest -p no:cacheprovider -q -rs Tests/collector "$@"
 fi
-if [ $# -eq 0 ] && [ -z "$collector_only" ]; then
+if { [ $# -eq 0 ] && [ -z "$collector_only" ]; } || [ -n "$delivery_only" ]; then
+    # episode-demo in app mode (the outbox and its uploader) as a process against the collector,
+    # behind a proxy that answers 413/429/500, resets or stalls; kill -9, outages, a full tmpfs.
+    tally_log "running the delivery tests (Tests/delivery, pytest)"
+    TALLY_BIN="$PWD/.build/debug/tally" TALLY_EPISODE_DEMO="$PWD/.build/debug/episode-demo" \
+        "$TALLY_PYTHON" -m pytest -p no:cacheprovider -q -rs Tests/delivery "$@"
+fi
+if [ $# -eq 0 ] && [ -z "$collector_only" ] && [ -z "$delivery_only" ]; then
     # The concurrency-heavy targets under ThreadSanitizer (its own build directory; a race report
     # fails the run). TallyDeliveryTests: the outbox shared by threads and instances, the uploader.
     # TallyServerTests: the group committer, the router, and `tally serve` as a
