@@ -39,12 +39,14 @@ def test_413_halves_the_batch(proxy, collector, database, outbox, demos):
     refused = [index for index, record in enumerate(requests) if record.status == 413]
     assert refused, "no request was over the limit: the test did not test halving"
     for index in refused:
-        if index + 1 == len(requests):
-            continue
-        too_large, following = requests[index], requests[index + 1]
-        # The next request: the first half of the refused one's events (oldest first), or less.
+        too_large = requests[index]
+        # The next request with any of the refused one's events carries half of them or less. (Not
+        # necessarily the very next request: a batch split on disk after a 413 takes new sequence
+        # numbers, so a batch written meanwhile may go first.)
+        following = next((record for record in requests[index + 1:]
+                          if set(record.event_ids) & set(too_large.event_ids)), None)
+        assert following is not None, proxy.describe()
         assert 0 < len(following.event_ids) <= (len(too_large.event_ids) + 1) // 2, proxy.describe()
-        assert following.event_ids == too_large.event_ids[:len(following.event_ids)], "not the refused batch's head"
     assert all(record.bytes <= limit for record in requests if record.succeeded)
     assert set(ids) == {event_id for record in requests if record.succeeded for event_id in record.event_ids}
 
@@ -123,13 +125,10 @@ def test_refused_batch_is_dead_lettered_and_reported(status, proxy, collector, d
     assert all(isinstance(report.get("outbox_id"), str) and report["outbox_id"] for report in diagnostics(database))
 
 
-@pytest.mark.xfail(strict=True, reason="library: a partial acknowledgment (a request cut at the event limit or "
-                   "halved by a 413) is kept in the uploading process's memory only (Uploader.acknowledged), so "
-                   "the next process on the outbox sends the acknowledged events again")
 def test_partly_acknowledged_batch_is_not_sent_again_by_the_next_process(proxy, collector, database, outbox,
                                                                           demos):
     # Two batch files of about 600 events, written while offline: a request (1,000 events at most)
-    # takes the first whole and the second in part.
+    # carries whole batches only, so it takes the first; a restart must not send it again.
     for run_id in ("offline-1", "offline-2"):
         demos(refused_endpoint(), collector.key, outbox, "--visits", "200", "--batch-interval", "5",
               "--flush-timeout", "0", run_id=run_id).wait()
@@ -143,7 +142,7 @@ def test_partly_acknowledged_batch_is_not_sent_again_by_the_next_process(proxy, 
     proxy.wait_for(lambda p: len(p.requests) >= 2 and p.requests[1].end is not None, 60,
                    "the first request answered and the next one reset")
     first = app.terminate()
-    assert proxy.requests[0].succeeded and len(proxy.requests[0].event_ids) == 1000, proxy.describe()
+    assert proxy.requests[0].succeeded and 0 < len(proxy.requests[0].event_ids) <= 1000, proxy.describe()
     assert first["outbox"]["waiting"] > 0
     proxy.pass_through()
     last = run(demos, proxy, collector, outbox, "--visits", "1", *FAST)
