@@ -16,10 +16,10 @@ struct AppModeOptions: ParsableArguments {
     @Option(name: .long, help: "Screen visits per second (default: as fast as possible).")
     var rate: Double?
 
-    @Option(name: .long, help: "Seconds between outbox writes: the most a kill -9 can lose (default 1).")
+    @Option(name: .long, help: "Seconds between outbox writes: the most a kill -9 can lose.")
     var batchInterval: Double = 1
 
-    @Option(name: .long, help: "Seconds between uploads (default 10; also as soon as 100 events wait).")
+    @Option(name: .long, help: "Seconds between uploads (also as soon as 100 events wait).")
     var uploadInterval: Double = 10
 
     @Option(name: .long, help: "Cap on the outbox's bytes; past it the oldest batches are dropped.")
@@ -34,7 +34,7 @@ struct AppModeOptions: ParsableArguments {
     @Flag(name: .long, help: "Send Segment batches (POST /v1/batch) instead of tally NDJSON.")
     var segment = false
 
-    @Option(name: .long, help: "Seconds a graceful end keeps uploading (default 10).")
+    @Option(name: .long, help: "Seconds a graceful end keeps uploading.")
     var flushTimeout: Double = 10
 
     @Flag(name: .long, help: "Print {\"progress\":{…}} on stderr every 200 ms.")
