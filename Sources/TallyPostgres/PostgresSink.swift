@@ -33,7 +33,6 @@ public actor PostgresSink: EventSink {
 
     private let maintainRollups: Bool
     private let maintainUserSets: Bool
-    private nonisolated let concurrentWrites: Int
 
     /// How many stored actors a loader remembers at most.
     package static let knownActorLimit = 16_384
@@ -50,7 +49,7 @@ public actor PostgresSink: EventSink {
         logger: Logger = Logger(label: "tally.postgres")
     ) {
         self.conninfo = conninfo
-        concurrentWrites = max(1, maxConcurrentWrites)
+        self.maxConcurrentWrites = max(1, maxConcurrentWrites)
         self.maintainRollups = maintainRollups
         self.maintainUserSets = maintainUserSets
         self.logger = logger
@@ -60,7 +59,7 @@ public actor PostgresSink: EventSink {
     /// inserts one, the client encodes the next (measured: 1.5× the throughput of one connection
     /// on a 2-core machine, for `tally ingest`'s 5,000-event batches). The collector's rounds are
     /// smaller and wait on each other's latency, so it runs more (see `tally serve`).
-    public nonisolated var maxConcurrentWrites: Int { concurrentWrites }
+    public nonisolated let maxConcurrentWrites: Int
 
     /// Loads `batch` in one transaction; events already stored are skipped, rows the server refuses
     /// go to `tally.failed_events`.
