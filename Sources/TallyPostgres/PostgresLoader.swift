@@ -170,32 +170,31 @@ actor PostgresLoader {
         var rows = CopyBinaryEncoder.header
         for record in records { CopyBinaryEncoder.appendIdentity(record, to: &rows) }
         rows.append(contentsOf: CopyBinaryEncoder.trailer)
-        try await connection.execute("BEGIN")
         do {
-            try await connection.copyIn(
-                "COPY tally_identity_staging (\(CopyBinaryEncoder.identityColumns)) FROM STDIN (FORMAT binary)",
-                data: rows
-            )
-            let result = try await connection.query(
-                """
-                WITH keys AS (
-                    INSERT INTO tally.identities (\(CopyBinaryEncoder.identityColumns))
-                    SELECT DISTINCT ON (event_id, occurred_at) \(CopyBinaryEncoder.identityColumns)
-                    FROM tally_identity_staging
-                    ON CONFLICT DO NOTHING
-                    RETURNING 1
+            let result = try await connection.transaction { [rows] transaction in
+                try transaction.copyIn(
+                    "COPY tally_identity_staging (\(CopyBinaryEncoder.identityColumns)) FROM STDIN (FORMAT binary)",
+                    data: rows
                 )
-                SELECT count(*) FROM keys
-                """
-            )
-            try await connection.execute("COMMIT")
+                return try transaction.execute(
+                    """
+                    WITH keys AS (
+                        INSERT INTO tally.identities (\(CopyBinaryEncoder.identityColumns))
+                        SELECT DISTINCT ON (event_id, occurred_at) \(CopyBinaryEncoder.identityColumns)
+                        FROM tally_identity_staging
+                        ON CONFLICT DO NOTHING
+                        RETURNING 1
+                    )
+                    SELECT count(*) FROM keys
+                    """
+                )
+            }
             let count = result.first?.first.flatMap { $0 }.flatMap { Int($0) } ?? 0
             totals.withLock {
                 $0.identitiesInserted += count
                 $0.duplicates += records.count - count
             }
         } catch let error as PostgresError where error.isDataProblem {
-            await connection.rollback()
             if records.count == 1 {
                 try await storeFailed(records[0], error: error)
                 return
@@ -203,9 +202,6 @@ actor PostgresLoader {
             let middle = records.count / 2
             try await loadIdentities(Array(records[..<middle]))
             try await loadIdentities(Array(records[middle...]))
-        } catch {
-            await connection.rollback()
-            throw error
         }
     }
 
