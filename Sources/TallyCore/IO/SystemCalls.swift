@@ -27,3 +27,12 @@ package func systemRead(_ descriptor: Int32, _ buffer: UnsafeMutableRawBufferPoi
         Musl.read(descriptor, buffer.baseAddress, buffer.count)
     #endif
 }
+
+/// The index of the first `byte` in `buffer[start...]`, or nil: `memchr(3)`, which scans 16 or 32
+/// bytes at a time where a Swift loop scans one (splitting a 38 KB request body into lines took
+/// 2 % of the collector's time with `firstIndex(of:)`).
+package func firstIndex(of byte: UInt8, in buffer: UnsafeBufferPointer<UInt8>, from start: Int) -> Int? {
+    guard let base = buffer.baseAddress, start < buffer.count else { return nil }
+    guard let found = memchr(base + start, Int32(byte), buffer.count - start) else { return nil }
+    return base.distance(to: found.assumingMemoryBound(to: UInt8.self))
+}

@@ -89,7 +89,7 @@ struct PayloadDecoder {
         } else {
             var start = 0
             while start < body.count {
-                let end = body[start...].firstIndex(of: UInt8(ascii: "\n")) ?? body.count
+                let end = TallyCore.firstIndex(of: UInt8(ascii: "\n"), in: body, from: start) ?? body.count
                 let line = start..<end
                 if body[line].contains(where: { $0 != 0x20 && $0 != 0x0D && $0 != 0x09 }) { ranges.append(line) }
                 start = end + 1
@@ -112,7 +112,7 @@ struct PayloadDecoder {
                 )
                 continue
             }
-            try accept(event, format: .tally, index: index, into: &decoded)
+            try accept(consume event, format: .tally, index: index, into: &decoded)
         }
     }
 
@@ -153,13 +153,18 @@ struct PayloadDecoder {
         }
     }
 
-    private func accept(_ decodedEvent: EventEnvelope, format: SourceFormat, index: Int, into decoded: inout Decoded)
-        throws
-    {
+    // The event is consumed and moved on, never copied: a copy of an envelope's fields retains
+    // about ten references, and an event that is still shared when it is stamped gets one.
+    private func accept(
+        _ decodedEvent: consuming EventEnvelope,
+        format: SourceFormat,
+        index: Int,
+        into decoded: inout Decoded
+    ) throws {
         var event = decodedEvent
         // The collector received it now, whatever a client wrote there.
         event.receivedAt = receivedAt
-        let result = sender.validator.validate(event)
+        let result = sender.validator.validate(consume event)
         guard result.isValid else {
             var first = result.violations[0]
             if result.violations.contains(where: { $0.code == .tooLarge && $0.path == "$" }) {
@@ -171,10 +176,10 @@ struct PayloadDecoder {
                 )
             }
             if result.violations.count > 1 { first.message = result.summary }
-            reject(first, index: index, raw: Array(event.ndjsonLine.dropLast()), into: &decoded)
+            reject(first, index: index, raw: Array(result.event.ndjsonLine.dropLast()), into: &decoded)
             return
         }
-        var accepted = result.event
+        var accepted = (consume result).event
         if accepted.feature == nil, accepted.kind == .track {
             accepted.feature =
                 sender.feature ?? (format == .tally ? String(accepted.name.prefix { $0 != "_" }) : format.rawValue)
