@@ -68,8 +68,11 @@ extension EventID: CustomStringConvertible {
         var words: (UInt64, UInt64) = (0, 0)
         var invalid: UInt8 = 0
         var nibbles = 0
+        // Read once: each access to the lazily initialized static costs a `swift_once` call, which
+        // inside the loop was 1 % of the collector's time.
+        let hexValues = Self.hexValues
         for index in 0..<36 where index != 8 && index != 13 && index != 18 && index != 23 {
-            let value = Self.hexValues[Int(bytes[index])]
+            let value = hexValues[Int(bytes[index])]
             invalid |= value
             if nibbles < 16 {
                 words.0 = words.0 << 4 | UInt64(value & 0xF)
