@@ -1,7 +1,8 @@
 # Shared by scripts/*.sh and deploy/local: toolchain discovery and system packages.
 # shellcheck shell=bash
 
-tally_log() { printf '\033[1m==> %s\033[0m\n' "$*" >&2; }
+# Each line says how long the script has run (bash's SECONDS), so a slow stage shows in CI logs.
+tally_log() { printf '\033[1m==> [%d:%02d] %s\033[0m\n' $((SECONDS / 60)) $((SECONDS % 60)) "$*" >&2; }
 
 # Puts a Swift toolchain on PATH (this machine kind ships one at /opt/swift).
 tally_find_swift() {
