@@ -129,6 +129,7 @@ let package = Package(
             name: "TallyDelivery",
             dependencies: [
                 "Tracking", "TallyCore", "TallyPipeline", "TallyCompression",
+                "TallySchema",  // the tracking plan's privacy keywords (issue 18)
                 .product(name: "Logging", package: "swift-log"),
                 .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
             ],
@@ -283,7 +284,7 @@ let package = Package(
         .testTarget(
             name: "TallyDeliveryTests",
             dependencies: [
-                "TallyDelivery", "TallyCore", "TallyPipeline", "TallyTestSupport", "Tracking",
+                "TallyDelivery", "TallyCore", "TallyPipeline", "TallyTestSupport", "Tracking", "TallySchema",
                 .product(name: "Logging", package: "swift-log"),
                 .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
             ],

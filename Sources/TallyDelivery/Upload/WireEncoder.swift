@@ -50,7 +50,7 @@ package enum WireEncoder {
 
     /// One Segment `track` message: `messageId` is the event id (a UUID, kept as is by tally's
     /// collector), `timestamp` the device time; tally's own fields without a Segment counterpart
-    /// (`feature`, `session_id`) travel in `context`.
+    /// (`feature`, `session_id`, `sample_rate`) travel in `context` (`sampleRate`).
     static func appendSegmentTrack(_ event: EventEnvelope, to bytes: inout [UInt8]) {
         bytes.append(contentsOf: #"{"type":"track","messageId":""#.utf8)
         event.eventID.appendCanonical(to: &bytes)
@@ -72,6 +72,10 @@ package enum WireEncoder {
         }
         appendMember("feature", event.feature, to: &bytes)
         appendMember("sessionId", event.sessionID, to: &bytes)
+        if let rate = event.sampleRate {
+            bytes.append(contentsOf: #","sampleRate":"#.utf8)
+            bytes.append(contentsOf: JSONWriter.numberText(rate).utf8)
+        }
         bytes.append(contentsOf: "}}".utf8)
     }
 
