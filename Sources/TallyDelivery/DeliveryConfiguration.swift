@@ -63,6 +63,17 @@ public struct DeliveryConfiguration: Sendable {
     /// Validation before the outbox, if any (the collector validates anyway).
     public var validation: EventValidation?
 
+    // MARK: The app SDK: identity, context, sessions, lifecycle, enrichment (issue 18)
+
+    /// The context filled into every event (automatic, overridable).
+    public var context = ContextConfiguration()
+    /// Sessions (`session_id` on every event); nil turns them off.
+    public var sessions: SessionConfiguration? = SessionConfiguration()
+    /// Lifecycle events (`Application Opened`, …); nil (the default) tracks none.
+    public var lifecycle: LifecycleConfiguration?
+    /// Hooks that change or drop each event before it is written to the outbox, in order.
+    public var enrichment: [EnrichmentHook] = []
+
     /// A configuration with the defaults above.
     public init(outboxDirectory: String, endpoint: URL, writeKey: String) {
         self.outboxDirectory = outboxDirectory

@@ -11,10 +11,20 @@ struct OutboxSink: EventSink {
     let queueDrops: @Sendable () -> UInt64
     /// Called with the events waiting after each write (the uploader's count trigger).
     let written: @Sendable (Int) -> Void
+    /// The stages each event goes through before it is written (drops counted).
+    var preparation = EventPreparation()
+    /// Runs on the outbox's queue before each batch is written (the install state saved with it).
+    var beforeWrite: (@Sendable () -> Void)?
 
     func write(_ batch: [EventEnvelope]) async throws {
         let drops = queueDrops()
-        let outcome = await store.run { $0.write(batch, queueDrops: drops) }
+        // The pipeline's sink task: the stages (the app's hooks too) never run on a `track()` caller's thread.
+        let prepared = preparation.prepare(batch)
+        let beforeWrite = self.beforeWrite
+        let outcome = await store.run { outbox in
+            beforeWrite?()
+            return outbox.write(prepared.kept, queueDrops: drops, prepared: prepared.dropped)
+        }
         if case .written(let waiting) = outcome { written(waiting) }
     }
 }

@@ -127,6 +127,24 @@ public actor EventPipeline: Service {
         )
     }
 
+    /// A tracker whose events also get `stamp`'s fields at `track()` (the app-side library's
+    /// identity, session and super properties).
+    package nonisolated func tracker(
+        feature: String?,
+        identity: TrackerIdentity,
+        context: EventContext?,
+        stamp: @escaping PipelineTracker.Stamp
+    ) -> PipelineTracker {
+        PipelineTracker(
+            buffer: buffer,
+            feature: feature,
+            identity: identity,
+            context: context,
+            strictValidator: validation?.policy == .strict ? validation?.validator : nil,
+            stamp: stamp
+        )
+    }
+
     /// Returns once every event accepted before the call was written by every sink and each sink
     /// was flushed (made durable). Waits for ``run()`` if it has not started.
     public nonisolated func flush() async {
