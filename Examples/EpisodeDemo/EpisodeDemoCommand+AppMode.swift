@@ -10,9 +10,13 @@ extension EpisodeDemoCommand {
     func runAppMode(validation: EventValidation?, logger: Logger) async throws {
         var configuration = app.configuration
         configuration.validation = validation
+        // The plan's personal data and sample rates apply on the device too (issue 18).
+        configuration.trackingPlan = validation?.validator.registry
         let delivery: TallyDelivery
         do {
             delivery = try TallyDelivery(configuration: configuration, logger: logger)
+            // --consent: what the user chose in the app's settings, remembered in the outbox directory.
+            if let consent = app.consent { try await delivery.setConsent(consent) }
         } catch {
             logger.error("cannot open the outbox", metadata: ["error": "\(error)"])
             throw ExitCode(1)
@@ -56,9 +60,11 @@ extension EpisodeDemoCommand {
         let line =
             #"{"tracked":\#(run.tracked),"written":\#(run.written),"uploaded":\#(run.uploaded),"#
             + #""dropped":\#(run.dropped),"dead_lettered":\#(run.deadLettered),"#
+            + #""consent":"\#(delivery.consent.rawValue)","discarded_no_consent":\#(run.discardedNoConsent),"#
+            + #""sampled_out":\#(run.sampledOut),"#
             + #""outbox":{"written":\#(outbox.written),"uploaded":\#(outbox.uploaded),"dropped":\#(outbox.dropped),"#
             + #""dead_lettered":\#(outbox.deadLettered),"waiting":\#(outbox.waitingEvents),"#
-            + #""corrupt":\#(outbox.corruptEvents)}}"# + "\n"
+            + #""corrupt":\#(outbox.corruptEvents),"purged":\#(outbox.purged)}}"# + "\n"
         FileHandle.standardOutput.write(Data(line.utf8))
     }
 

@@ -25,12 +25,15 @@ public final class TallyDelivery: Service, Sendable {
     private let pipeline: EventPipeline
     let store: OutboxStore
     private let outboxCounters: Locked<Outbox.RunCounters>
-    private let uploader: Uploader
+    let uploader: Uploader
     private let queueDropsReported = Locked<UInt64>(0)
     private let logger: Logger
     /// The app SDK's identity, session and super properties (issue 18).
     let identity: IdentityCenter
     private let lifecycle: LifecycleReporter?
+    /// Consent (issue 18, privacy): `OUTBOX/consent.json`, and the events discarded without it.
+    let consentStore: ConsentStore
+    let discardedNoConsent = Locked<UInt64>(0)
 
     /// Opens (creating) the outbox directory and reconciles its counters; nothing runs until ``run()``.
     /// - Throws: ``DeliveryError`` with ``DeliveryError/Code/outboxUnavailable`` when the directory
@@ -40,9 +43,13 @@ public final class TallyDelivery: Service, Sendable {
         self.logger = logger
         let outbox = try Outbox(directory: configuration.outboxDirectory, caps: configuration.caps, logger: logger)
         outboxCounters = outbox.run
+        // Consent first: a remembered opt-out empties what a crash may have left, before anything runs.
+        let consent = ConsentStore(layout: outbox.layout, defaultState: configuration.defaultConsent, logger: logger)
+        consentStore = consent
+        if consent.state == .denied { outbox.purge() }
         let store = OutboxStore(outbox)
         self.store = store
-        let uploader = Uploader(store: store, configuration: configuration, logger: logger)
+        let uploader = Uploader(store: store, configuration: configuration, logger: logger, consent: consent)
         self.uploader = uploader
         let pipelineConfiguration = PipelineConfiguration(
             maxBatchSize: configuration.maxBatchSize,
@@ -87,6 +94,9 @@ public final class TallyDelivery: Service, Sendable {
             network: { network.current }
         )
         sink.beforeWrite = { identity.saveIfChanged() }
+        let discarded = discardedNoConsent
+        sink.consent = consent
+        sink.discarded = { count in discarded.withLock { $0 += UInt64(count) } }
         let pipeline = EventPipeline(
             sinks: [sink],
             configuration: pipelineConfiguration,
@@ -181,6 +191,7 @@ public final class TallyDelivery: Service, Sendable {
             deadLettered: outbox.deadLettered,
             droppedByHooks: outbox.droppedByHooks,
             sampledOut: outbox.sampledOut,
+            discardedNoConsent: discardedNoConsent.withLock { $0 },
             requests: sent.requests,
             failedRequests: sent.failures,
             bytesSent: sent.bytesSent,

@@ -14,6 +14,9 @@ extension TallyDelivery {
         stages += configuration.enrichment.enumerated().map { .enrichment($0.element, index: $0.offset) }
         // 3. Sampling (a sampled-out event counts as `sampled_out`).
         // 4. Personal data removed or hashed.
+        if let plan = configuration.trackingPlan {
+            stages += privacyStages(plan, salt: configuration.personalDataSalt)
+        }
         return EventPreparation(stages: stages)
     }
 }
