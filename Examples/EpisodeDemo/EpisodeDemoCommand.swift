@@ -31,6 +31,10 @@ struct EpisodeDemoCommand: AsyncParsableCommand {
             SIGTERM/SIGINT: the outbox is written, uploads go on for --flush-timeout) it prints one JSON line on \
             stdout: this run's counters, then the outbox directory's lifetime counters under "outbox".
               episode-demo --endpoint http://127.0.0.1:8080 --write-key KEY --outbox /tmp/outbox --visits 500
+            The outbox directory is the simulated install: its anonymous id, user and session persist there \
+            (identity.json). --login-after N identifies --user-id after N visits; --session-timeout, \
+            --session-events, --lifecycle (with --background-after), --super-property, --enrich and --drop-event \
+            turn on the rest of the app SDK.
             """
     )
 
@@ -63,6 +67,9 @@ struct EpisodeDemoCommand: AsyncParsableCommand {
 
     @OptionGroup(title: "App mode (the outbox and the uploader)")
     var app: AppModeOptions
+
+    @OptionGroup(title: "App mode: identity, sessions, lifecycle, super properties, hooks")
+    var sdk: SDKOptions
 
     func validate() throws {
         guard visits >= 1 else { throw ValidationError("--visits must be at least 1.") }
