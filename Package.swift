@@ -85,6 +85,7 @@ let package = Package(
             name: "episode-demo",
             dependencies: [
                 "EpisodeFeature",
+                "TallyCore",
                 "TallyPipeline",
                 "TallyFileStore",
                 "TallyDelivery",
