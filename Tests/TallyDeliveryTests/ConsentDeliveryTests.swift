@@ -1,8 +1,5 @@
 import Foundation
-import Logging
-import ServiceLifecycle
 import TallyDelivery
-import TallySchema
 import Testing
 import Tracking
 
@@ -35,18 +32,7 @@ struct ConsentDeliveryTests {
     }
 
     static func running(_ delivery: TallyDelivery, _ body: @Sendable () async throws -> Void) async throws {
-        let group = ServiceGroup(
-            configuration: ServiceGroupConfiguration(
-                services: [.init(service: delivery)],
-                logger: Logger(label: "test")
-            )
-        )
-        try await withThrowingTaskGroup(of: Void.self) { tasks in
-            tasks.addTask { try await group.run() }
-            try await body()
-            await group.triggerGracefulShutdown()
-            try await tasks.waitForAll()
-        }
+        try await LiveDeliveryTests.running([delivery], body)
     }
 
     @Test("pending: written, never a request; denied: discarded, the outbox emptied; remembered at the next launch")
