@@ -43,7 +43,9 @@ struct SDKOptions: ParsableArguments {
     var dropEvent: [String] = []
 
     func validate() throws {
-        for (name, value) in [("--login-after", loginAfter), ("--logout-after", logoutAfter), ("--background-after", backgroundAfter)] {
+        for (name, value) in [
+            ("--login-after", loginAfter), ("--logout-after", logoutAfter), ("--background-after", backgroundAfter),
+        ] {
             if let value, value < 0 { throw ValidationError("\(name) must not be negative.") }
         }
         guard sessionTimeout > 0 else { throw ValidationError("--session-timeout must be positive.") }

@@ -59,7 +59,8 @@ struct EventPreparationTests {
 
     @Test("a state.json written before the new counters existed reads them as zero")
     func oldState() throws {
-        let json = #"{"dropped_queue":1,"dropped_caps":2,"dropped_disk_full":0,"corrupt_files":0,"#
+        let json =
+            #"{"dropped_queue":1,"dropped_caps":2,"dropped_disk_full":0,"corrupt_files":0,"#
             + #""corrupt_events":0,"dead_lettered_events":3}"#
         let counts = try JSONDecoder().decode(DiagnosticCounts.self, from: Data(json.utf8))
         #expect(counts.droppedQueue == 1 && counts.deadLetteredEvents == 3 && counts.droppedByHooks == 0)

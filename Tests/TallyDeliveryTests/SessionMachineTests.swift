@@ -21,7 +21,10 @@ struct SessionMachineTests {
         }
         #expect(sessions.touch(at: 0, newID: newID) == .started(ended: nil))
         #expect(sessions.touch(at: 10 * Self.second, newID: newID) == .continued)
-        #expect(sessions.touch(at: 40 * Self.second, newID: newID) == .continued, "30 s after the last event, not the first")
+        #expect(
+            sessions.touch(at: 40 * Self.second, newID: newID) == .continued,
+            "30 s after the last event, not the first"
+        )
         #expect(sessions.current == Session(id: "s1", startedAt: 0, lastActivityAt: 40 * Self.second))
     }
 

@@ -66,7 +66,11 @@ struct AutomaticContext: Sendable, Hashable {
 
     /// A JSON object of the members that are set.
     static func object(_ members: [(String, String?)]) -> PropertyValue {
-        .json(RawJSON(.object(members.compactMap { key, value in value.map { JSONMember(key: key, value: .string($0)) } })))
+        .json(
+            RawJSON(
+                .object(members.compactMap { key, value in value.map { JSONMember(key: key, value: .string($0)) } })
+            )
+        )
     }
 
     /// Segment's `os.name`.

@@ -10,7 +10,9 @@ enum SuperPropertiesCarrier {
     /// The context that carries `properties`; nil when there are none.
     static func context(_ properties: [String: PropertyValue]) -> EventContext? {
         guard !properties.isEmpty else { return nil }
-        return EventContext(additional: EventProperties(pairs: properties.map { (key: prefix + $0.key, value: $0.value) }))
+        return EventContext(
+            additional: EventProperties(pairs: properties.map { (key: prefix + $0.key, value: $0.value) })
+        )
     }
 
     /// Adds the carried members to an event's own context (a tracker made with a context of its own).

@@ -82,19 +82,25 @@ final class IdentityCenter: Sendable {
         state.sessions = machine
         let current = machine.current
         if case .started(let ended) = step, sessionEvents {
-            if let ended {
-                var event = makeEvent(&state, name: SessionEvents.ended, at: now, properties: [
-                    "duration_ms": .integer((ended.lastActivityAt - ended.startedAt) / 1_000_000)
-                ])
-                event.sessionID = ended.id
-                event.occurredAt = Timestamp(nanosecondsSinceEpoch: ended.lastActivityAt).truncatedToMicroseconds
-                offer(event)
-            }
+            if let ended { offer(endEvent(&state, ended, at: now)) }
             var started = makeEvent(&state, name: SessionEvents.started, at: now, properties: [:])
             started.sessionID = current?.id
             offer(started)
         }
         return current?.id
+    }
+
+    /// `session_ended` of `ended`, at its last activity.
+    private func endEvent(_ state: inout State, _ ended: Session, at now: Timestamp) -> EventEnvelope {
+        var event = makeEvent(
+            &state,
+            name: SessionEvents.ended,
+            at: now,
+            properties: ["duration_ms": .integer(max(0, ended.lastActivityAt - ended.startedAt) / 1_000_000)]
+        )
+        event.sessionID = ended.id
+        event.occurredAt = Timestamp(nanosecondsSinceEpoch: ended.lastActivityAt).truncatedToMicroseconds
+        return event
     }
 
     // MARK: Identity calls
@@ -130,20 +136,14 @@ final class IdentityCenter: Sendable {
     func reset() {
         let now = Timestamp.now().truncatedToMicroseconds
         state.withLock { state in
+            if var machine = state.sessions, let ended = machine.end() {
+                state.sessions = machine
+                // With the ids of the user who leaves.
+                if sessionEvents { offer(endEvent(&state, ended, at: now)) }
+            }
             state.install.anonymousID = UUID().uuidString.lowercased()
             state.install.userID = nil
             state.install.groupID = nil
-            guard var machine = state.sessions, let ended = machine.end() else { return }
-            state.sessions = machine
-            if sessionEvents {
-                var event = makeEvent(&state, name: SessionEvents.ended, at: now, properties: [
-                    "duration_ms": .integer((ended.lastActivityAt - ended.startedAt) / 1_000_000)
-                ])
-                event.sessionID = ended.id
-                // The previous user's: the ids of the state before the reset are gone already.
-                event.anonymousID = nil
-                offer(event)
-            }
         }
     }
 

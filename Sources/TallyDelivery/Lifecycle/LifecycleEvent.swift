@@ -20,7 +20,7 @@ public enum LifecycleTransition: Sendable, Hashable {
     case enteredForeground
 }
 
-/// Where lifecycle transitions come from: the platform's notifications (``AppleLifecycleHook`` on
+/// Where lifecycle transitions come from: the platform's notifications (`AppleLifecycleHook` on
 /// Apple platforms), or a test that drives them.
 public protocol LifecycleHook: Sendable {
     /// Starts reporting transitions to `report`, from any thread, for as long as the process runs.
@@ -32,7 +32,7 @@ public protocol LifecycleHook: Sendable {
 public struct LifecycleConfiguration: Sendable {
     /// The events tracked (each optional); all by default.
     public var events: Set<LifecycleEvent>
-    /// Background and foreground transitions; nil: the platform's (``AppleLifecycleHook`` on
+    /// Background and foreground transitions; nil: the platform's (`AppleLifecycleHook` on
     /// Apple platforms, none elsewhere).
     public var hook: (any LifecycleHook)?
 

@@ -11,7 +11,11 @@ public struct SessionConfiguration: Sendable, Hashable {
     public var events: Bool
 
     /// Sessions with the defaults above.
-    public init(idleTimeout: Duration = .seconds(30 * 60), maxLength: Duration = .seconds(24 * 3600), events: Bool = false) {
+    public init(
+        idleTimeout: Duration = .seconds(30 * 60),
+        maxLength: Duration = .seconds(24 * 3600),
+        events: Bool = false
+    ) {
         self.idleTimeout = idleTimeout
         self.maxLength = maxLength
         self.events = events
