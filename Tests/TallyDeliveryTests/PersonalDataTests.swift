@@ -55,6 +55,11 @@ struct PersonalDataTests {
         for secret in ["ada@example.com", "+44 20", "Ada", "a@example.com", "b@example.com"] {
             #expect(!line.contains(secret))
         }
+        // A version the plan does not know gets the latest version's rules.
+        var unknownVersion = PrivacyFixtures.event("Order Completed", ["email": "ada@example.com"])
+        unknownVersion.schemaVersion = "9-9-9"
+        scrubber.scrub(&unknownVersion)
+        #expect(unknownVersion.properties["email"] == .string(Self.hex("ada@example.com")))
         var other = PrivacyFixtures.event("Cart Viewed", ["email": "ada@example.com"])
         scrubber.scrub(&other)
         #expect(other.properties["email"] == .string("ada@example.com"))

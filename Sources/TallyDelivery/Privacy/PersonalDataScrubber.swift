@@ -9,7 +9,8 @@ package import TallySchema
 /// value's compact JSON), or its HMAC-SHA-256 under the app's
 /// ``DeliveryConfiguration/personalDataSalt`` when one is set, so that a dictionary of likely
 /// values (every email address) cannot be hashed to reverse it without the salt. Rules apply to the
-/// event's schema version in the plan (the latest when the event has none); an event the plan
+/// event's schema version in the plan (the latest when the event has none or one the plan does
+/// not know); an event whose name the plan
 /// does not know is left as it is. `identify` and `group` traits get the action of any event's
 /// top-level property of the same key (``SchemaRegistry/personalDataKeys``), since no plan
 /// declares traits.
@@ -33,8 +34,10 @@ package struct PersonalDataScrubber: Sendable {
         guard isActive else { return }
         switch event.kind {
         case .track:
+            // A version the plan does not know gets the latest's rules: better hashed than leaked.
             let version = event.schemaVersion.flatMap(SchemaVer.init)
-            guard let schema = registry.event(event.name, version: version), !schema.personalData.isEmpty else {
+            let schema = registry.event(event.name, version: version) ?? registry.event(event.name)
+            guard let schema, !schema.personalData.isEmpty else {
                 return
             }
             for rule in schema.personalData { apply(rule, to: &event) }

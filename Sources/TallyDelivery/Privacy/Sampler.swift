@@ -27,7 +27,8 @@ package struct Sampler: Sendable {
     package func keep(_ event: inout EventEnvelope) -> Bool {
         guard isActive, event.kind == .track else { return true }
         let version = event.schemaVersion.flatMap(SchemaVer.init)
-        guard let rate = registry.event(event.name, version: version)?.sampleRate else { return true }
+        let schema = registry.event(event.name, version: version) ?? registry.event(event.name)
+        guard let rate = schema?.sampleRate else { return true }
         guard let key = event.userID ?? event.anonymousID else { return true }
         guard position(of: key) < rate else { return false }
         event.sampleRate = rate
