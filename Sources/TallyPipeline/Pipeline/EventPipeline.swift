@@ -118,13 +118,7 @@ public actor EventPipeline: Service {
         identity: TrackerIdentity = TrackerIdentity(),
         context: EventContext? = nil
     ) -> PipelineTracker {
-        PipelineTracker(
-            buffer: buffer,
-            feature: feature,
-            identity: identity,
-            context: context,
-            strictValidator: validation?.policy == .strict ? validation?.validator : nil
-        )
+        tracker(feature: feature, identity: identity, context: context, stamp: nil)
     }
 
     /// A tracker whose events also get `stamp`'s fields at `track()` (the app-side library's
@@ -133,7 +127,7 @@ public actor EventPipeline: Service {
         feature: String?,
         identity: TrackerIdentity,
         context: EventContext?,
-        stamp: @escaping PipelineTracker.Stamp
+        stamp: PipelineTracker.Stamp?
     ) -> PipelineTracker {
         PipelineTracker(
             buffer: buffer,
