@@ -85,6 +85,7 @@ let package = Package(
             name: "episode-demo",
             dependencies: [
                 "EpisodeFeature",
+                "TallyCore",
                 "TallyPipeline",
                 "TallyFileStore",
                 "TallyDelivery",
@@ -129,6 +130,7 @@ let package = Package(
             name: "TallyDelivery",
             dependencies: [
                 "Tracking", "TallyCore", "TallyPipeline", "TallyCompression",
+                "TallySchema",  // the tracking plan's privacy keywords (issue 18)
                 .product(name: "Logging", package: "swift-log"),
                 .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
             ],
@@ -283,7 +285,7 @@ let package = Package(
         .testTarget(
             name: "TallyDeliveryTests",
             dependencies: [
-                "TallyDelivery", "TallyCore", "TallyPipeline", "TallyTestSupport", "Tracking",
+                "TallyDelivery", "TallyCore", "TallyPipeline", "TallyTestSupport", "Tracking", "TallySchema",
                 .product(name: "Logging", package: "swift-log"),
                 .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
             ],

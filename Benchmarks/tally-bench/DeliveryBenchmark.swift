@@ -71,9 +71,13 @@ enum DeliveryBenchmark {
 
     /// `track()` latency with a `TallyDelivery` running: the outbox written every 100 ms and the
     /// uploader sending to `collector`, as in the baseline (`TrackLatencyBenchmark`) each round
-    /// ends with the memory written out.
-    static func trackLatency(collector: Collector, rounds: Int, perRound: Int) async throws -> Latency {
-        let outbox = collector.directory + "/outbox"
+    /// ends with the memory written out. `sdk`: the app SDK all on (a signed-in user, sessions with
+    /// their events, three super properties, the automatic context, two enrichment hooks, lifecycle
+    /// events); without it none of them (sessions off, no context): delivery alone.
+    static func trackLatency(collector: Collector, rounds: Int, perRound: Int, sdk: Bool = false) async throws
+        -> Latency
+    {
+        let outbox = collector.directory + (sdk ? "/outbox-sdk" : "/outbox")
         var configuration = DeliveryConfiguration(
             outboxDirectory: outbox,
             endpoint: collector.endpoint,
@@ -82,8 +86,30 @@ enum DeliveryBenchmark {
         configuration.batchInterval = .milliseconds(100)
         configuration.queueCapacity = 1_000_000
         configuration.caps = OutboxCaps(maxBytes: 1 << 34, maxEvents: 1 << 30)
+        if sdk {
+            configuration.sessions = SessionConfiguration(events: true)
+            configuration.lifecycle = LifecycleConfiguration()
+            configuration.context.appVersion = "4.2.0"
+            configuration.enrichment = [
+                { event in
+                    event.properties["build_flavor"] = "release"
+                    return .keep
+                },
+                { event in event.name == "debug_menu_opened" ? .drop : .keep },
+            ]
+        } else {
+            configuration.sessions = nil
+            configuration.context.automatic = false
+        }
         let delivery = try TallyDelivery(configuration: configuration, logger: Logger(label: "bench"))
-        let tracker = delivery.tracker(feature: "episode", identity: TrackerIdentity(anonymousID: "bench"))
+        if sdk {
+            delivery.identify(userID: "bench-user", traits: ["plan": "premium"])
+            delivery.superProperties = ["plan": "premium", "experiment": "b", "ab_group": 7]
+        }
+        let tracker = delivery.tracker(
+            feature: "episode",
+            identity: sdk ? TrackerIdentity() : TrackerIdentity(anonymousID: "bench")
+        )
         let event = TrackLatencyBenchmark.EpisodeListEvent.episodeSelected(episodeID: "ep-42", position: 3)
         var samples = Samples(capacity: 0)
         var arrived = false

@@ -55,6 +55,26 @@ if selected("delivery") {
         "  (\(sent.tracked) tracked, \(sent.uploaded) uploaded in \(sent.requests) requests, "
             + "outbox emptied: \(latency.arrived))"
     )
+    let full = try await DeliveryBenchmark.trackLatency(
+        collector: collector,
+        rounds: rounds,
+        perRound: perRound,
+        sdk: true
+    )
+    let fullMedian = Double(full.samples.median - full.timerOverhead)
+    let fullP99 = Double(full.samples.percentile(0.99) - full.timerOverhead)
+    print("track() with the app SDK all on: identity, sessions, super properties, context, hooks, lifecycle")
+    print(
+        "  median  \(format(nanoseconds: fullMedian))   target ≤ 1 µs    plain pipeline "
+            + "\(format(nanoseconds: baseMedian)): \(rounded(fullMedian / baseMedian))×"
+    )
+    print(
+        "  p99     \(format(nanoseconds: fullP99))   target ≤ 10 µs   plain pipeline "
+            + "\(format(nanoseconds: baseP99)): \(rounded(fullP99 / baseP99))×"
+    )
+    print(
+        "  (\(full.statistics.tracked) tracked, \(full.statistics.uploaded) uploaded, outbox emptied: \(full.arrived))"
+    )
     let cost = try await DeliveryBenchmark.writeCost(batches: quick ? 50 : 200, batchSize: 100, rounds: quick ? 3 : 7)
     print("write cost per event, 100-event batches made durable one by one")
     print(

@@ -43,13 +43,25 @@ struct AppModeOptions: ParsableArguments {
     @Option(name: .long, help: "Stamped as session_id on every event, to find this run's events.")
     var runID: String?
 
+    @Option(
+        name: .long,
+        help: """
+            The user's consent: granted, pending (kept in the outbox, not uploaded) or denied (nothing kept, the \
+            outbox emptied). Remembered in the outbox directory, like an app's settings (default: what it remembers, \
+            else granted).
+            """
+    )
+    var consent: ConsentState?
+
     /// Whether the run uses the outbox and the uploader.
     var isEnabled: Bool { endpoint != nil || writeKey != nil || outbox != nil }
 
     func validate() throws {
         guard isEnabled else {
-            if segment || progress || runID != nil || rate != nil {
-                throw ValidationError("--segment, --progress, --run-id and --rate need app mode (--endpoint …).")
+            if segment || progress || runID != nil || rate != nil || consent != nil {
+                throw ValidationError(
+                    "--segment, --progress, --run-id, --rate and --consent need app mode (--endpoint …)."
+                )
             }
             return
         }

@@ -14,6 +14,8 @@ struct EpisodeDemoApp: Service {
     /// Visits per second; nil: as fast as a busy app.
     let rate: Double?
     let logger: Logger
+    /// Called after each visit (numbered from 1): the app mode's simulated login, logout, background.
+    var afterVisit: (@Sendable (Int) -> Void)?
 
     func run() async throws {
         let episodes = (1...12).map { Episode(id: "ep-\($0)", title: "Episode \($0)") }
@@ -28,6 +30,7 @@ struct EpisodeDemoApp: Service {
                     viewModel.select(episodes.randomElement(using: &generator)!)
                 }
             }
+            afterVisit?(visit)
             if let rate {
                 try? await Task.sleep(for: .seconds(1 / rate))
             } else if visits == nil && visit % 32 == 0 {

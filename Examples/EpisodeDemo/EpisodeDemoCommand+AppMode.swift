@@ -10,21 +10,37 @@ extension EpisodeDemoCommand {
     func runAppMode(validation: EventValidation?, logger: Logger) async throws {
         var configuration = app.configuration
         configuration.validation = validation
+        let platform = DemoLifecycleHook()
+        sdk.apply(to: &configuration, hook: platform)
+        // The plan's personal data and sample rates apply on the device too (issue 18).
+        configuration.trackingPlan = validation?.validator.registry
         let delivery: TallyDelivery
         do {
             delivery = try TallyDelivery(configuration: configuration, logger: logger)
+            // --consent: what the user chose in the app's settings, remembered in the outbox directory.
+            if let consent = app.consent { try await delivery.setConsent(consent) }
         } catch {
             logger.error("cannot open the outbox", metadata: ["error": "\(error)"])
             throw ExitCode(1)
         }
+        delivery.superProperties = sdk.superProperties
+        let sdk = self.sdk
         let demo = EpisodeDemoApp(
-            tracker: delivery.tracker(
-                feature: "episode",
-                identity: TrackerIdentity(anonymousID: "demo-install", sessionID: app.runID)
-            ),
+            // The install's anonymous id (identity.json) and the session are the delivery's;
+            // --run-id, when given, is this run's session id instead.
+            tracker: delivery.tracker(feature: "episode", identity: TrackerIdentity(sessionID: app.runID)),
             visits: untilSignal ? nil : visits,
             rate: app.rate,
-            logger: logger
+            logger: logger,
+            afterVisit: { visit in
+                // A login, a logout, a trip to the background: what an app's screens would call.
+                if visit == sdk.loginAfter { delivery.identify(userID: sdk.userID, traits: ["plan": "premium"]) }
+                if visit == sdk.logoutAfter { delivery.reset() }
+                if visit == sdk.backgroundAfter {
+                    platform.send(.enteredBackground)
+                    platform.send(.enteredForeground)
+                }
+            }
         )
         var group = ServiceGroupConfiguration(
             services: [
@@ -56,10 +72,20 @@ extension EpisodeDemoCommand {
         let line =
             #"{"tracked":\#(run.tracked),"written":\#(run.written),"uploaded":\#(run.uploaded),"#
             + #""dropped":\#(run.dropped),"dead_lettered":\#(run.deadLettered),"#
+            + #""consent":"\#(delivery.consent.rawValue)","discarded_no_consent":\#(run.discardedNoConsent),"#
+            + #""sampled_out":\#(run.sampledOut),"#
             + #""outbox":{"written":\#(outbox.written),"uploaded":\#(outbox.uploaded),"dropped":\#(outbox.dropped),"#
             + #""dead_lettered":\#(outbox.deadLettered),"waiting":\#(outbox.waitingEvents),"#
-            + #""corrupt":\#(outbox.corruptEvents)}}"# + "\n"
+            + #""corrupt":\#(outbox.corruptEvents),"dropped_by_hooks":\#(outbox.droppedByHooks),"#
+            + #""purged":\#(outbox.purged)},"#
+            + #""dropped_by_hooks":\#(run.droppedByHooks),"anonymous_id":"\#(delivery.anonymousID)","#
+            + #""user_id":\#(Self.json(delivery.userID)),"session_id":\#(Self.json(delivery.sessionID))}"# + "\n"
         FileHandle.standardOutput.write(Data(line.utf8))
+    }
+
+    /// A JSON string, or null.
+    private static func json(_ text: String?) -> String {
+        text.map { "\"" + $0 + "\"" } ?? "null"
     }
 
     private static func printProgress(_ statistics: DeliveryStatistics) {

@@ -2,6 +2,7 @@ public import ArgumentParser
 import Foundation
 public import Logging
 import ServiceLifecycle
+public import TallyDelivery
 import TallyFileStore
 public import TallyPipeline
 public import TallySchema
@@ -31,6 +32,14 @@ struct EpisodeDemoCommand: AsyncParsableCommand {
             SIGTERM/SIGINT: the outbox is written, uploads go on for --flush-timeout) it prints one JSON line on \
             stdout: this run's counters, then the outbox directory's lifetime counters under "outbox".
               episode-demo --endpoint http://127.0.0.1:8080 --write-key KEY --outbox /tmp/outbox --visits 500
+            The outbox directory is the simulated install: its anonymous id, user and session persist there \
+            (identity.json). --login-after N identifies --user-id after N visits; --session-timeout, \
+            --session-events, --lifecycle (with --background-after), --super-property, --enrich and --drop-event \
+            turn on the rest of the app SDK.
+            --consent pending|denied|granted sets the user's consent, remembered in the outbox directory (pending: \
+            events wait in the outbox, nothing is uploaded; denied: nothing is kept and the outbox is emptied). With \
+            --registry, the plan's x-tally-personal-data properties are removed or hashed and its \
+            x-tally-sample-rate events sampled before the outbox.
             """
     )
 
@@ -63,6 +72,9 @@ struct EpisodeDemoCommand: AsyncParsableCommand {
 
     @OptionGroup(title: "App mode (the outbox and the uploader)")
     var app: AppModeOptions
+
+    @OptionGroup(title: "App mode: identity, sessions, lifecycle, super properties, hooks")
+    var sdk: SDKOptions
 
     func validate() throws {
         guard visits >= 1 else { throw ValidationError("--visits must be at least 1.") }
@@ -141,3 +153,4 @@ struct EpisodeDemoCommand: AsyncParsableCommand {
 extension StdoutSink.Format: ExpressibleByArgument {}
 extension ValidationPolicy: ExpressibleByArgument {}
 extension Logger.Level: @retroactive ExpressibleByArgument {}
+extension ConsentState: ExpressibleByArgument {}

@@ -1,5 +1,6 @@
 public import Foundation
 public import TallyPipeline
+public import TallySchema
 
 /// How an app's events reach the collector: the outbox, its caps, the uploader's schedule, wire
 /// and retries. Only the outbox directory, the endpoint and the write key have no default.
@@ -62,6 +63,30 @@ public struct DeliveryConfiguration: Sendable {
     public var shutdownUploadTimeout: Duration = .seconds(10)
     /// Validation before the outbox, if any (the collector validates anyway).
     public var validation: EventValidation?
+
+    // MARK: The app SDK: identity, context, sessions, lifecycle, enrichment (issue 18)
+
+    /// The context filled into every event (automatic, overridable).
+    public var context = ContextConfiguration()
+    /// Sessions (`session_id` on every event); nil turns them off.
+    public var sessions: SessionConfiguration? = SessionConfiguration()
+    /// Lifecycle events (`Application Opened`, …); nil (the default) tracks none.
+    public var lifecycle: LifecycleConfiguration?
+    /// Hooks that change or drop each event before it is written to the outbox, in order.
+    public var enrichment: [EnrichmentHook] = []
+
+    // MARK: Privacy: consent, personal data, sampling (issue 18)
+
+    /// The consent of a new install (no `consent.json` in the outbox directory yet): `.granted`
+    /// unless the app asks first (`.pending`: events wait in the outbox until the user decides).
+    public var defaultConsent: ConsentState = .granted
+    /// The app's tracking plan: its `x-tally-personal-data` properties are removed or hashed and
+    /// its `x-tally-sample-rate` events sampled before the outbox. Nil: neither.
+    public var trackingPlan: SchemaRegistry?
+    /// A secret of the app's (a pepper) under which personal data is hashed (HMAC-SHA-256), so
+    /// that hashing a list of likely values (every email address) does not reverse it. Nil: plain
+    /// SHA-256, which anyone can recompute to join on a known value.
+    public var personalDataSalt: String?
 
     /// A configuration with the defaults above.
     public init(outboxDirectory: String, endpoint: URL, writeKey: String) {

@@ -1,5 +1,6 @@
 /// What this process did since its ``TallyDelivery`` was made (the directory's lifetime counters
-/// are in ``OutboxState``). After a graceful stop, ``tracked`` = ``written`` + ``dropped``.
+/// are in ``OutboxState``). After a graceful stop, ``tracked`` = ``written`` + ``dropped`` +
+/// ``droppedByHooks`` + ``sampledOut`` + ``discardedNoConsent``.
 public struct DeliveryStatistics: Sendable, Hashable {
     /// `track()` calls.
     public var tracked: UInt64
@@ -12,6 +13,13 @@ public struct DeliveryStatistics: Sendable, Hashable {
     public var dropped: UInt64
     /// Events of batches the collector refused for good.
     public var deadLettered: UInt64
+    /// Events the app's enrichment hooks dropped (on purpose; not in ``dropped``).
+    public var droppedByHooks: UInt64 = 0
+    /// Events sampling left out (on purpose; not in ``dropped``).
+    public var sampledOut: UInt64 = 0
+    /// Events discarded because the user opted out (consent denied): on purpose, not in
+    /// ``dropped``, and never reported to the server nor kept on disk.
+    public var discardedNoConsent: UInt64 = 0
     /// Requests sent, and those not answered 2xx.
     public var requests: UInt64
     public var failedRequests: UInt64

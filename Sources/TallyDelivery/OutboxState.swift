@@ -31,6 +31,10 @@ public struct OutboxState: Sendable, Hashable {
     public var deadLettered: UInt64 { losses.deadLetteredEvents }
     /// Events of batch files found corrupt (kept in `corrupt/`).
     public var corruptEvents: UInt64 { losses.corruptEvents }
+    /// Events the app's enrichment hooks dropped before the outbox, ever (not in ``dropped``).
+    public var droppedByHooks: UInt64 { losses.droppedByHooks }
+    /// Events sampling left out before the outbox, ever (not in ``dropped``).
+    public var sampledOut: UInt64 { losses.sampledOut }
 
     package init(
         outboxID: String,

@@ -1,3 +1,4 @@
+import Foundation
 public import Logging
 public import ServiceLifecycle
 public import TallyCore
@@ -22,11 +23,17 @@ public final class TallyDelivery: Service, Sendable {
     /// The settings in use.
     public let configuration: DeliveryConfiguration
     private let pipeline: EventPipeline
-    private let store: OutboxStore
+    let store: OutboxStore
     private let outboxCounters: Locked<Outbox.RunCounters>
-    private let uploader: Uploader
+    let uploader: Uploader
     private let queueDropsReported = Locked<UInt64>(0)
     private let logger: Logger
+    /// The app SDK's identity, session and super properties (issue 18).
+    let identity: IdentityCenter
+    private let lifecycle: LifecycleReporter?
+    /// Consent (issue 18, privacy): `OUTBOX/consent.json`, and the events discarded without it.
+    let consentStore: ConsentStore
+    let discardedNoConsent = Locked<UInt64>(0)
 
     /// Opens (creating) the outbox directory and reconciles its counters; nothing runs until ``run()``.
     /// - Throws: ``DeliveryError`` with ``DeliveryError/Code/outboxUnavailable`` when the directory
@@ -36,9 +43,13 @@ public final class TallyDelivery: Service, Sendable {
         self.logger = logger
         let outbox = try Outbox(directory: configuration.outboxDirectory, caps: configuration.caps, logger: logger)
         outboxCounters = outbox.run
+        // Consent first: a remembered opt-out empties what a crash may have left, before anything runs.
+        let consent = ConsentStore(layout: outbox.layout, defaultState: configuration.defaultConsent, logger: logger)
+        consentStore = consent
+        if consent.state == .denied { outbox.purge() }
         let store = OutboxStore(outbox)
         self.store = store
-        let uploader = Uploader(store: store, configuration: configuration, logger: logger)
+        let uploader = Uploader(store: store, configuration: configuration, logger: logger, consent: consent)
         self.uploader = uploader
         let pipelineConfiguration = PipelineConfiguration(
             maxBatchSize: configuration.maxBatchSize,
@@ -51,7 +62,21 @@ public final class TallyDelivery: Service, Sendable {
         let threshold = configuration.uploadThreshold
         // The sink reads the queue's drop count through this box, filled once the pipeline exists.
         let pipelineBox = Locked<EventPipeline?>(nil)
-        let sink = OutboxSink(
+        // The app SDK: the install's identity and session from identity.json, the automatic context.
+        let automatic = AutomaticContext(configuration.context, libraryVersion: Self.libraryVersion)
+        let identityStore = IdentityStore(layout: outbox.layout, logger: logger)
+        let stored = identityStore.load()
+        var install = stored ?? InstallState(anonymousID: UUID().uuidString.lowercased())
+        (install.appVersion, install.appBuild) = (automatic.appVersion, automatic.appBuild)
+        let identity = IdentityCenter(
+            install: install,
+            saved: stored,
+            sessions: configuration.sessions,
+            store: identityStore,
+            offer: { envelope in _ = pipelineBox.withLock { $0 }?.offer(envelope) }
+        )
+        self.identity = identity
+        var sink = OutboxSink(
             store: store,
             queueDrops: {
                 let dropped = pipelineBox.withLock { $0 }?.statistics.dropped ?? 0
@@ -62,13 +87,29 @@ public final class TallyDelivery: Service, Sendable {
             },
             written: { waiting in if waiting >= threshold { uploader.nudge() } }
         )
-        pipeline = EventPipeline(
+        let network = NetworkStatus()
+        sink.preparation = Self.preparation(
+            configuration,
+            context: configuration.context.automatic ? automatic.context : configuration.context.overrides,
+            network: { network.current }
+        )
+        sink.beforeWrite = { identity.saveIfChanged() }
+        let discarded = discardedNoConsent
+        sink.consent = consent
+        sink.discarded = { count in discarded.withLock { $0 += UInt64(count) } }
+        let pipeline = EventPipeline(
             sinks: [sink],
             configuration: pipelineConfiguration,
             validation: configuration.validation,
             logger: logger
         )
+        self.pipeline = pipeline
         pipelineBox.withLock { $0 = pipeline }
+        identity.saveIfChanged(force: true)
+        lifecycle = configuration.lifecycle.map {
+            LifecycleReporter($0, version: automatic.appVersion, build: automatic.appBuild, identity: identity)
+        }
+        lifecycle?.launch(stored: stored)
     }
 
     /// A `TrackerContract` for a feature module: `track()` stamps an id and a time and queues the
@@ -78,7 +119,8 @@ public final class TallyDelivery: Service, Sendable {
         identity: TrackerIdentity = TrackerIdentity(),
         context: EventContext? = nil
     ) -> PipelineTracker {
-        pipeline.tracker(feature: feature, identity: identity, context: context)
+        let center = self.identity
+        return pipeline.tracker(feature: feature, identity: identity, context: context) { center.stamp(&$0) }
     }
 
     // MARK: Service
@@ -89,12 +131,14 @@ public final class TallyDelivery: Service, Sendable {
     public func run() async throws {
         let pipeline = self.pipeline
         let uploader = self.uploader
+        lifecycle?.start()
         try await withThrowingTaskGroup(of: Void.self) { group in
             group.addTask { try await pipeline.run() }
             group.addTask { await uploader.run() }
             try await group.waitForAll()
         }
         await writeQueueDrops()
+        await saveIdentity()
         guard !Task.isCancelled else { return }
         _ = await uploader.drain(until: .now + configuration.shutdownUploadTimeout)
     }
@@ -109,6 +153,7 @@ public final class TallyDelivery: Service, Sendable {
         let deadline = ContinuousClock.now + timeout
         await pipeline.flush()
         await writeQueueDrops()
+        await saveIdentity()
         return await uploader.drain(until: deadline)
     }
 
@@ -144,6 +189,9 @@ public final class TallyDelivery: Service, Sendable {
             uploaded: outbox.uploaded,
             dropped: pipeline.dropped + pipeline.refusedAfterShutdown + pipeline.rejected + outbox.droppedDiskFull,
             deadLettered: outbox.deadLettered,
+            droppedByHooks: outbox.droppedByHooks,
+            sampledOut: outbox.sampledOut,
+            discardedNoConsent: discardedNoConsent.withLock { $0 },
             requests: sent.requests,
             failedRequests: sent.failures,
             bytesSent: sent.bytesSent,

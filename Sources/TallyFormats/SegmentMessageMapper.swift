@@ -174,6 +174,13 @@ package struct SegmentMessageMapper: Sendable {
             groupID: call.groupID,
             previousID: call.previousID
         )
+        // tally's delivery library sends a sampled event's rate as `context.sampleRate` on this wire.
+        if call.kind == .track, let rate = call.context?.additional["sampleRate"] {
+            switch rate {
+            case .number(let value) where value > 0 && value < 1: event.sampleRate = value
+            default: break
+            }
+        }
         if call.id == nil { event.eventID = event.contentID }
         return event
     }

@@ -8,7 +8,7 @@ package import TallyCore
 package enum CopyBinaryEncoder {
     /// The columns of `tally.events`, in the order rows are encoded.
     package static let columns =
-        "event_id, occurred_at, name, feature, properties, sent_at, received_at, user_id, anonymous_id, session_id, context, schema_version, violations, source_id, corrected_at"
+        "event_id, occurred_at, name, feature, properties, sent_at, received_at, user_id, anonymous_id, session_id, context, schema_version, violations, source_id, corrected_at, sample_rate"
 
     /// The columns of `tally.identities`, in the order ``appendIdentity(_:to:)`` encodes them.
     package static let identityColumns =
@@ -35,7 +35,7 @@ package enum CopyBinaryEncoder {
     /// Appends one tuple; returns where its text fields are.
     @discardableResult
     package static func append(_ event: EventEnvelope, to bytes: inout [UInt8]) -> TextFields {
-        appendInt16(15, to: &bytes)
+        appendInt16(16, to: &bytes)
         appendInt32(16, to: &bytes)
         appendInt64(Int64(bitPattern: event.eventID.high), to: &bytes)
         appendInt64(Int64(bitPattern: event.eventID.low), to: &bytes)
@@ -61,6 +61,12 @@ package enum CopyBinaryEncoder {
         }
         text(event.sourceID, &bytes)
         timestamp(event.correctedAt, &bytes)
+        if let rate = event.sampleRate {
+            appendInt32(8, to: &bytes)
+            appendInt64(Int64(bitPattern: rate.bitPattern), to: &bytes)
+        } else {
+            appendInt32(-1, to: &bytes)
+        }
         return TextFields(name: name, feature: feature, userID: userID, anonymousID: anonymousID)
     }
 

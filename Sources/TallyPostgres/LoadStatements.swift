@@ -4,13 +4,15 @@ enum LoadStatements {
 
     /// Rollup rows and per-day actors from binary array parameters (``RollupBatch``); prepared once
     /// per connection. The actors come as one flat array ($11) and, per (day, feature), the bounds
-    /// of its slice ($9, $10): a row per group with no unnest and regrouping on the server.
+    /// of its slice ($9, $10): a row per group with no unnest and regrouping on the server. $12 is
+    /// each rollup row's `unsampled_estimate` (sampled events, sql/0009).
     static let rollupStatement = """
         WITH rollup AS (
-            INSERT INTO tally.rollup_hourly AS r (hour, feature, name, events, first_seen, last_seen)
-            SELECT * FROM unnest($1::timestamptz[], $2::text[], $3::text[], $4::bigint[], $5::timestamptz[], $6::timestamptz[])
+            INSERT INTO tally.rollup_hourly AS r (hour, feature, name, events, first_seen, last_seen, unsampled_estimate)
+            SELECT * FROM unnest($1::timestamptz[], $2::text[], $3::text[], $4::bigint[], $5::timestamptz[], $6::timestamptz[], $12::float8[])
             ON CONFLICT (hour, feature, name) DO UPDATE SET events = r.events + excluded.events,
-                first_seen = least(r.first_seen, excluded.first_seen), last_seen = greatest(r.last_seen, excluded.last_seen)
+                first_seen = least(r.first_seen, excluded.first_seen), last_seen = greatest(r.last_seen, excluded.last_seen),
+                unsampled_estimate = r.unsampled_estimate + excluded.unsampled_estimate
             RETURNING 1
         )
         INSERT INTO tally.daily_actor_sets (day, feature, actors)
@@ -28,14 +30,16 @@ enum LoadStatements {
             ON CONFLICT DO NOTHING
             RETURNING event_id, occurred_at
         ), inserted AS (
-            SELECT s.occurred_at, s.feature, s.name, coalesce(s.user_id, s.anonymous_id) AS actor
+            SELECT s.occurred_at, s.feature, s.name, coalesce(s.user_id, s.anonymous_id) AS actor, s.sample_rate
             FROM tally_staging s JOIN keys k ON k.event_id = s.event_id AND k.occurred_at = s.occurred_at
         ), rollup AS (
-            INSERT INTO tally.rollup_hourly AS r (hour, feature, name, events, first_seen, last_seen)
-            SELECT date_trunc('hour', occurred_at, 'UTC'), feature, name, count(*), min(occurred_at), max(occurred_at)
+            INSERT INTO tally.rollup_hourly AS r (hour, feature, name, events, first_seen, last_seen, unsampled_estimate)
+            SELECT date_trunc('hour', occurred_at, 'UTC'), feature, name, count(*), min(occurred_at), max(occurred_at),
+                coalesce(sum(1 / sample_rate - 1), 0)
             FROM inserted GROUP BY 1, 2, 3
             ON CONFLICT (hour, feature, name) DO UPDATE SET events = r.events + excluded.events,
-                first_seen = least(r.first_seen, excluded.first_seen), last_seen = greatest(r.last_seen, excluded.last_seen)
+                first_seen = least(r.first_seen, excluded.first_seen), last_seen = greatest(r.last_seen, excluded.last_seen),
+                unsampled_estimate = r.unsampled_estimate + excluded.unsampled_estimate
             RETURNING 1
         ), actors AS (
             INSERT INTO tally.daily_actor_sets (day, feature, actors)

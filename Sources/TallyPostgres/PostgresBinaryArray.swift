@@ -15,6 +15,7 @@ struct PostgresBinaryArray {
         case text = 25
         case date = 1082
         case timestamptz = 1184
+        case float8 = 701
     }
 
     private var elements: [UInt8] = []
@@ -45,6 +46,12 @@ struct PostgresBinaryArray {
         Self.appendInt32(4, to: &elements)
         Self.appendInt32(value, to: &elements)
         count += 1
+    }
+
+    /// A `double precision`.
+    mutating func append(double value: Double) {
+        precondition(element == .float8)
+        appendFixed(Int64(bitPattern: value.bitPattern))
     }
 
     /// A `timestamptz`, to the microsecond (rounded down, as tally stores occurred_at).

@@ -44,7 +44,7 @@ actor PostgresLoader {
                 event_id uuid NOT NULL, occurred_at timestamptz NOT NULL, name text NOT NULL, feature text NOT NULL,
                 properties jsonb NOT NULL, sent_at timestamptz, received_at timestamptz, user_id text,
                 anonymous_id text, session_id text, context jsonb, schema_version text, violations jsonb,
-                source_id text, corrected_at timestamptz
+                source_id text, corrected_at timestamptz, sample_rate double precision
             ) ON COMMIT DELETE ROWS;
             CREATE TEMP TABLE IF NOT EXISTS tally_identity_staging (
                 event_id uuid NOT NULL, occurred_at timestamptz NOT NULL, type text NOT NULL, name text NOT NULL,
@@ -111,7 +111,11 @@ actor PostgresLoader {
         rows.append(contentsOf: CopyBinaryEncoder.header)
         for event in batch where seen.insert(event.eventID).inserted {
             let fields = CopyBinaryEncoder.append(event, to: &rows)
-            if maintainRollups { encoded.append(RollupBatch.Row(occurredAt: event.occurredAt, fields: fields)) }
+            if maintainRollups {
+                encoded.append(
+                    RollupBatch.Row(occurredAt: event.occurredAt, fields: fields, sampleRate: event.sampleRate)
+                )
+            }
             unique += 1
             if event.occurredAt < first { first = event.occurredAt }
             if last < event.occurredAt { last = event.occurredAt }

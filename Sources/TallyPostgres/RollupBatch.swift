@@ -20,10 +20,13 @@ package struct RollupBatch {
     package struct Row {
         package var occurredAt: Timestamp
         package var fields: CopyBinaryEncoder.TextFields
+        /// What the event adds to `unsampled_estimate`: 1 / rate - 1 when sampled, else 0.
+        package var unsampled: Double
 
-        package init(occurredAt: Timestamp, fields: CopyBinaryEncoder.TextFields) {
+        package init(occurredAt: Timestamp, fields: CopyBinaryEncoder.TextFields, sampleRate: Double? = nil) {
             self.occurredAt = occurredAt
             self.fields = fields
+            unsampled = sampleRate.map { 1 / $0 - 1 } ?? 0
         }
     }
 
@@ -49,6 +52,7 @@ package struct RollupBatch {
         var count: Int
         var first: Timestamp
         var last: Timestamp
+        var unsampled: Double
     }
 
     private struct Pair {
@@ -95,10 +99,13 @@ package struct RollupBatch {
                 let time = row.occurredAt
                 if current[pair] < 0 {
                     current[pair] = cells.count
-                    cells.append(Cell(hour: hour, pair: pair, count: 1, first: time, last: time))
+                    cells.append(
+                        Cell(hour: hour, pair: pair, count: 1, first: time, last: time, unsampled: row.unsampled)
+                    )
                 } else {
                     let cell = current[pair]
                     cells[cell].count += 1
+                    cells[cell].unsampled += row.unsampled
                     if time < cells[cell].first { cells[cell].first = time }
                     if cells[cell].last < time { cells[cell].last = time }
                 }
@@ -167,6 +174,7 @@ package struct RollupBatch {
         var counts = PostgresBinaryArray(of: .int8)
         var firsts = PostgresBinaryArray(of: .timestamptz)
         var lasts = PostgresBinaryArray(of: .timestamptz)
+        var unsampled = PostgresBinaryArray(of: .float8)
         bytes.withUnsafeBufferPointer { buffer in
             var rank = [Int](repeating: 0, count: pairs.count)
             let byKey = pairs.indices.sorted { left, right in
@@ -182,6 +190,7 @@ package struct RollupBatch {
                 counts.append(int64: Int64(cell.count))
                 firsts.append(timestamp: cell.first)
                 lasts.append(timestamp: cell.last)
+                unsampled.append(double: cell.unsampled)
             }
         }
         var days = PostgresBinaryArray(of: .date)
@@ -224,6 +233,7 @@ package struct RollupBatch {
         return Parameters(
             arrays: [
                 hours, features, names, counts, firsts, lasts, days, groupFeatures, firstIndices, lastIndices, ids,
+                unsampled,
             ]
             .map(\.bytes),
             newActors: newActors

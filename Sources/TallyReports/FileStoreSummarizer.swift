@@ -21,6 +21,7 @@ package struct FileStoreSummarizer: Sendable {
         var names = Set<String>()
         var first = Timestamp(nanosecondsSinceEpoch: .max)
         var last = Timestamp(nanosecondsSinceEpoch: .min)
+        var unsampled = 0.0
     }
 
     /// Runs `query`.
@@ -89,6 +90,7 @@ extension FileStoreSummarizer.Accumulator {
         names.insert(event.name)
         if event.occurredAt < first { first = event.occurredAt }
         if last < event.occurredAt { last = event.occurredAt }
+        if let rate = event.sampleRate { unsampled += 1 / rate - 1 }
     }
 
     func row(key: String) -> SummaryRow {
@@ -98,7 +100,8 @@ extension FileStoreSummarizer.Accumulator {
             uniqueUsers: users.count,
             eventTypes: names.count,
             firstSeen: first,
-            lastSeen: last
+            lastSeen: last,
+            unsampledEstimate: unsampled
         )
     }
 }

@@ -72,7 +72,8 @@ package struct PostgresSummarizer: Sendable {
             """
         let counts = try await connection.query(
             """
-            SELECT \(key) AS key, sum(events), count(DISTINCT name), min(first_seen), max(last_seen)
+            SELECT \(key) AS key, sum(events), count(DISTINCT name), min(first_seen), max(last_seen),
+                   NULL, sum(unsampled_estimate)
             FROM tally.rollup_hourly WHERE \(filter) GROUP BY GROUPING SETS ((1), ())
             """,
             parameters(query)
@@ -103,13 +104,15 @@ package struct PostgresSummarizer: Sendable {
     }
 
     /// Rows of a `GROUPING SETS ((key), ())` query: the groups, and the total (the NULL key).
+    /// Columns: key, events, event types, first seen, last seen, users (or NULL), unsampled estimate.
     private static func split(_ rows: PostgresConnection.Rows, users: ([String?]) -> Int) -> (
         [SummaryRow], SummaryRow?
     ) {
         var groups: [SummaryRow] = []
         var total: SummaryRow?
         for row in rows {
-            guard let parsed = Self.row([row[0] ?? "total"] + row[1..<5], users: users(row)) else { continue }
+            guard var parsed = Self.row([row[0] ?? "total"] + row[1..<5], users: users(row)) else { continue }
+            parsed.unsampledEstimate = row.count > 6 ? row[6].flatMap { Double($0) } ?? 0 : 0  // NULL: none sampled
             if row[0] == nil { total = parsed } else { groups.append(parsed) }
         }
         return (groups, total)
@@ -127,7 +130,7 @@ package struct PostgresSummarizer: Sendable {
         let rows = try await connection.query(
             """
             SELECT \(key) AS key, count(*), count(DISTINCT name), min(occurred_at), max(occurred_at),
-                   count(DISTINCT coalesce(user_id, anonymous_id))
+                   count(DISTINCT coalesce(user_id, anonymous_id)), sum(1 / sample_rate - 1)
             FROM tally.events
             WHERE ($1::timestamptz IS NULL OR occurred_at >= $1::timestamptz)
               AND ($2::timestamptz IS NULL OR occurred_at < $2::timestamptz)

@@ -21,6 +21,10 @@ package struct Summary: Sendable {
     /// queries without a feature or event filter (identity records have neither).
     package var identities: [EventKind: Int] = [:]
 
+    /// Whether any matching event was sampled on its device: then the rows' estimated totals
+    /// differ from their stored counts.
+    package var isSampled: Bool { (total?.unsampledEstimate ?? 0) > 0 }
+
     /// A summary of `rows` (every group, in any order), sorted and limited as `query` asks.
     package init(
         rows: [SummaryRow],

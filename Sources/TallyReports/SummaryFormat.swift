@@ -18,10 +18,11 @@ package enum SummaryFormat: String, Sendable, CaseIterable {
     }
 
     private static func csv(_ summary: Summary, query: SummaryQuery) -> String {
-        var text = "\(query.grouping.rawValue),events,unique_users,event_types,first_seen,last_seen\n"
+        // estimated_events last: columns only ever added at the end.
+        var text = "\(query.grouping.rawValue),events,unique_users,event_types,first_seen,last_seen,estimated_events\n"
         for row in summary.rows {
             text += "\(csvField(row.key)),\(row.events),\(row.uniqueUsers),\(row.eventTypes),"
-            text += "\(row.firstSeen.rfc3339),\(row.lastSeen.rfc3339)\n"
+            text += "\(row.firstSeen.rfc3339),\(row.lastSeen.rfc3339),\(row.estimatedEvents)\n"
         }
         return text
     }

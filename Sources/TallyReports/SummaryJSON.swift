@@ -29,6 +29,9 @@ enum SummaryJSON {
             JSONMember(key: "groups", value: number(summary.groupCount)),
             JSONMember(key: "total", value: summary.total.map { row(nil, $0) } ?? .null),
             JSONMember(key: "total_events", value: number(summary.total?.events ?? 0)),
+            // Stored counts stay `events`; estimates (sampled events as 1 / sample_rate) are apart.
+            JSONMember(key: "estimated_total_events", value: number(summary.total?.estimatedEvents ?? 0)),
+            JSONMember(key: "sampled", value: .bool(summary.isSampled)),
             JSONMember(key: "duplicates_skipped", value: number(summary.duplicates)),
             JSONMember(key: "unreadable_lines", value: number(summary.unreadableLines + summary.tornLines)),
         ]
@@ -51,6 +54,7 @@ enum SummaryJSON {
         .object(
             (keyName.map { [JSONMember(key: $0, value: .string(row.key))] } ?? []) + [
                 JSONMember(key: "events", value: number(row.events)),
+                JSONMember(key: "estimated_events", value: number(row.estimatedEvents)),
                 JSONMember(key: "unique_users", value: number(row.uniqueUsers)),
                 JSONMember(key: "event_types", value: number(row.eventTypes)),
                 JSONMember(key: "first_seen", value: .string(row.firstSeen.rfc3339)),

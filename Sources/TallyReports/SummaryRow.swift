@@ -14,4 +14,10 @@ package struct SummaryRow: Sendable, Hashable {
     package var firstSeen: Timestamp
     /// The latest `occurred_at`.
     package var lastSeen: Timestamp
+    /// The events that device sampling left out, estimated: each stored event with a
+    /// `sample_rate` stands for `1 / sample_rate` events, itself and `1 / sample_rate - 1` others.
+    package var unsampledEstimate: Double = 0
+
+    /// The estimated total: ``events`` (stored) plus ``unsampledEstimate``, to the nearest event.
+    package var estimatedEvents: Int { events + Int(unsampledEstimate.rounded()) }
 }

@@ -4,9 +4,13 @@ import TallyCore
 enum SummaryTable {
     static func render(_ summary: Summary, query: SummaryQuery, store: SummaryStore) -> String {
         var text = "store: " + store.headline + "\n"
-        let headers = [query.grouping.rawValue, "events", "users", "types", "first seen", "last seen"]
-        let cells = summary.rows.map(Self.cells)
-        let totalCells = summary.total.map { ["total"] + Self.cells($0).dropFirst() }
+        // With sampled events, the estimated totals stand beside the stored counts, labelled.
+        let sampled = summary.isSampled
+        let headers =
+            [query.grouping.rawValue] + (sampled ? ["events (stored)", "estimated"] : ["events"])
+            + ["users", "types", "first seen", "last seen"]
+        let cells = summary.rows.map { Self.cells($0, sampled: sampled) }
+        let totalCells = summary.total.map { ["total"] + Self.cells($0, sampled: sampled).dropFirst() }
         var widths = headers.map(\.count)
         for row in cells + (totalCells.map { [$0] } ?? []) {
             for (index, cell) in row.enumerated() { widths[index] = max(widths[index], cell.count) }
@@ -38,9 +42,9 @@ enum SummaryTable {
         return text + "\n"
     }
 
-    private static func cells(_ row: SummaryRow) -> [String] {
-        [
-            row.key, "\(row.events)", "\(row.uniqueUsers)", "\(row.eventTypes)",
+    private static func cells(_ row: SummaryRow, sampled: Bool) -> [String] {
+        [row.key, "\(row.events)"] + (sampled ? ["~\(row.estimatedEvents)"] : []) + [
+            "\(row.uniqueUsers)", "\(row.eventTypes)",
             String(row.firstSeen.rfc3339.prefix(19)) + "Z", String(row.lastSeen.rfc3339.prefix(19)) + "Z",
         ]
     }
@@ -48,6 +52,9 @@ enum SummaryTable {
     private static func footer(_ summary: Summary, query: SummaryQuery) -> String {
         let events = summary.total?.events ?? 0
         var text = Plural.count(events, "event") + " in " + Plural.count(summary.groupCount, query.grouping.noun)
+        if summary.isSampled {
+            text += " (stored); about \(summary.total?.estimatedEvents ?? 0) estimated"
+        }
         if summary.rows.count < summary.groupCount {
             text += " (\(summary.rows.count) shown, --limit \(query.limit ?? summary.rows.count))"
         }
@@ -56,6 +63,11 @@ enum SummaryTable {
         }
         let unreadable = summary.unreadableLines + summary.tornLines
         if unreadable > 0 { text += "; " + Plural.count(unreadable, "unreadable line") + " in the store skipped" }
+        if summary.isSampled {
+            text +=
+                "\nestimated: each stored event of a sampled kind (x-tally-sample-rate) counts 1 / sample_rate times; "
+                + "users are those stored"
+        }
         if !summary.identities.isEmpty {
             let parts = EventKind.allCases.filter(\.isIdentity).map { "\(summary.identities[$0] ?? 0) \($0.rawValue)" }
             text += "\nidentity records (not events): " + parts.joined(separator: ", ")

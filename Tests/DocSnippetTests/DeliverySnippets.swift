@@ -8,7 +8,7 @@ import TallyDelivery
 import TallyPipeline
 import Testing
 
-func startTracking(installID: String, logger: Logger) async throws {
+func startTracking(logger: Logger) async throws {
     let support = FileManager.default.urls(for: .applicationSupportDirectory, in: .userDomainMask)[0]
     var configuration = DeliveryConfiguration(
         outboxDirectory: support.appendingPathComponent("tally-outbox").path,
@@ -17,7 +17,7 @@ func startTracking(installID: String, logger: Logger) async throws {
     )
     configuration.batchInterval = .seconds(1)  // the most a kill -9 can lose
     let delivery = try TallyDelivery(configuration: configuration, logger: logger)
-    let tracker = delivery.tracker(feature: "episode", identity: TrackerIdentity(anonymousID: installID))
+    let tracker = delivery.tracker(feature: "episode")  // the install's anonymous id, the session
     _ = EpisodeListTracker(tracker: tracker)  // handed to the feature
     let group = ServiceGroup(services: [delivery], gracefulShutdownSignals: [.sigterm], logger: logger)
     try await group.run()

@@ -148,7 +148,11 @@ struct IngestCommandTests {
         let csv = try Self.run([
             "summary", "--by", "event", "--event", "player_opened", "--format", "csv", "--data-dir", data,
         ])
-        #expect(csv.stdout.hasPrefix("event,events,unique_users,event_types,first_seen,last_seen\nplayer_opened,"))
+        #expect(
+            csv.stdout.hasPrefix(
+                "event,events,unique_users,event_types,first_seen,last_seen,estimated_events\nplayer_opened,"
+            )
+        )
         let bad = try Self.run(["summary", "--since", "last tuesday", "--data-dir", data])
         #expect(bad.status == 64)
         let nowhere = try Self.run(["summary", "--data-dir", directory + "/none"])

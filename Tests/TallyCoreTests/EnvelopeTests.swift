@@ -110,6 +110,29 @@ struct EnvelopeTests {
         #expect(code(#"{"event_id":"","name":"a","occurred_at":"2026-11-22T10:15:00Z"}"#) == .invalidEventID)
         #expect(code(#"{"event_id":7,"name":"a","occurred_at":"2026-11-22T10:15:00Z"}"#) == .wrongType)
     }
+
+    @Test("sample_rate: written after the identity fields when below 1, read back, refused out of (0, 1]")
+    func sampleRate() throws {
+        var sampled = Self.sample
+        sampled.sampleRate = 0.1
+        let line = String(decoding: sampled.ndjsonLine, as: UTF8.self)
+        #expect(line.hasSuffix(#""schema_version":"1-0-0","sample_rate":0.1}"# + "\n"))
+        #expect(try EventEnvelope(ndjsonLine: sampled.ndjsonLine.dropLast()) == sampled)
+        #expect(try EventEnvelope(ndjsonLine: sampled.ndjsonLine.dropLast()).sampleRate == 0.1)
+        #expect(!String(decoding: Self.sample.ndjsonLine, as: UTF8.self).contains("sample_rate"))
+        let base =
+            #"{"event_id":"01934f6e-8a2b-7c3d-9e4f-5a6b7c8d9e0f","name":"a","occurred_at":"2026-11-22T10:15:00Z""#
+        #expect(try EventEnvelope(ndjsonLine: Array((base + #","sample_rate":1}"#).utf8)).sampleRate == nil)
+        #expect(try EventEnvelope(ndjsonLine: Array((base + #","sample_rate":null}"#).utf8)).sampleRate == nil)
+        #expect(try EventEnvelope(ndjsonLine: Array((base + #","sample_rate":2.5e-1}"#).utf8)).sampleRate == 0.25)
+        for bad in ["0", "-0.5", "1.5", #""0.1""#, "true"] {
+            #expect(throws: EnvelopeDecodingError.self) {
+                try EventEnvelope(ndjsonLine: Array((base + #","sample_rate":"# + bad + "}").utf8))
+            }
+        }
+        // A re-send of a sampled event without its id derives the same content id; the rate is part of it.
+        #expect(sampled.contentID != Self.sample.contentID)
+    }
 }
 
 @Suite("Property values")

@@ -39,6 +39,7 @@ class Recorded:
     event_ids: list[str] = field(default_factory=list)
     names: list[str] = field(default_factory=list)
     session_ids: list[str | None] = field(default_factory=list)
+    text: str = ""  # the inflated body, for assertions on what left the device
     parse_error: str | None = None
     end: float | None = None
     status: int | str | None = None
@@ -272,6 +273,7 @@ def parse_events(body: bytes, record: Recorded) -> None:
             body = gzip.decompress(body)
         record.inflated_bytes = len(body)
         text = body.decode()
+        record.text = text
         stripped = text.lstrip()
         if stripped.startswith("{") and '"batch"' in stripped[:200] and "\n" not in stripped.rstrip("\n"):
             messages = json.loads(text)["batch"]

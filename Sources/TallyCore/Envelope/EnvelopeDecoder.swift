@@ -93,7 +93,8 @@ package struct EnvelopeDecoder: Sendable {
             sourceID: fields.foreignID ?? fields.sourceID,
             kind: fields.kind,
             groupID: fields.groupID,
-            previousID: fields.previousID
+            previousID: fields.previousID,
+            sampleRate: fields.sampleRate
         )
     }
 
@@ -133,6 +134,7 @@ package struct EnvelopeDecoder: Sendable {
         var kind = EventKind.track
         var groupID: String?
         var previousID: String?
+        var sampleRate: Double?
         /// The `event_id` as sent when it was not a UUID.
         var foreignID: String?
         /// The first semantic problem; the line is still parsed to the end, so that malformed JSON wins.
@@ -146,7 +148,7 @@ package struct EnvelopeDecoder: Sendable {
     private static let keys: [String] = [
         "event_id", "name", "feature", "properties", "occurred_at", "sent_at", "received_at", "user_id",
         "anonymous_id", "session_id", "context", "schema_version", "violations", "source_id",
-        "type", "group_id", "previous_id",
+        "type", "group_id", "previous_id", "sample_rate",
     ]
 
     /// The index in ``keys`` of a key's bytes: compared by length, then bytes, against static
@@ -172,6 +174,7 @@ package struct EnvelopeDecoder: Sendable {
         case 11:
             if equals(bytes, "occurred_at") { return 4 }
             if equals(bytes, "previous_id") { return 16 }
+            if equals(bytes, "sample_rate") { return 17 }
             return equals(bytes, "received_at") ? 6 : nil
         case 12: return equals(bytes, "anonymous_id") ? 8 : nil
         case 14: return equals(bytes, "schema_version") ? 11 : nil
@@ -248,6 +251,14 @@ package struct EnvelopeDecoder: Sendable {
             }
         case 15: fields.groupID = try optionalString(&parser, Self.keys[index], &fields)
         case 16: fields.previousID = try optionalString(&parser, Self.keys[index], &fields)
+        case 17:
+            switch try parser.parseValue(depth: 0) {
+            case .null: break
+            case .number(let number) where (Double(number.text) ?? 0) > 0 && (Double(number.text) ?? 0) <= 1:
+                let rate = Double(number.text) ?? 1
+                fields.sampleRate = rate < 1 ? rate : nil
+            default: fields.fail(.wrongType, "$.sample_rate", "expected a number greater than 0 and at most 1")
+            }
         case 12:
             let value = try parser.parseValue(depth: 0)
             switch value {

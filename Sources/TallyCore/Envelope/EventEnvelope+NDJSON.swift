@@ -42,6 +42,10 @@ extension EventEnvelope {
         appendString("source_id", sourceID, to: &bytes)
         appendString("group_id", groupID, to: &bytes)
         appendString("previous_id", previousID, to: &bytes)
+        if let sampleRate {
+            appendKey("sample_rate", to: &bytes)
+            bytes.append(contentsOf: JSONWriter.numberText(sampleRate).utf8)
+        }
         if let violations {
             bytes.append(contentsOf: #","violations":"#.utf8)
             JSONWriter.appendStrings(violations, to: &bytes)

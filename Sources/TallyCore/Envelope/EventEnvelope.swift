@@ -218,6 +218,13 @@ public struct EventEnvelope: Hashable, @unchecked Sendable {
         set { updateForeign { $0.previousID = newValue } }
     }
 
+    /// The share of users whose events of this kind the device sent (`sample_rate`, 0 < rate < 1):
+    /// the event stands for `1 / rate` events in estimated totals. Nil when not sampled (rate 1).
+    @inlinable public var sampleRate: Double? {
+        get { storage.fields.pointee.foreign?.sampleRate ?? nil }
+        set { updateForeign { $0.sampleRate = newValue } }
+    }
+
     /// Edits the rarer fields, keeping none stored when all have their defaults.
     @inlinable
     mutating func updateForeign(_ edit: (inout ForeignFields) -> Void) {
@@ -245,7 +252,8 @@ public struct EventEnvelope: Hashable, @unchecked Sendable {
         sourceID: String? = nil,
         kind: EventKind = .track,
         groupID: String? = nil,
-        previousID: String? = nil
+        previousID: String? = nil,
+        sampleRate: Double? = nil
     ) {
         storage = Storage.make(
             Fields(
@@ -262,8 +270,15 @@ public struct EventEnvelope: Hashable, @unchecked Sendable {
                 context: context,
                 schemaVersion: schemaVersion,
                 violations: violations,
-                foreign: sourceID == nil && kind == .track && groupID == nil && previousID == nil
-                    ? nil : ForeignFields(sourceID: sourceID, kind: kind, groupID: groupID, previousID: previousID)
+                foreign: sourceID == nil && kind == .track && groupID == nil && previousID == nil && sampleRate == nil
+                    ? nil
+                    : ForeignFields(
+                        sourceID: sourceID,
+                        kind: kind,
+                        groupID: groupID,
+                        previousID: previousID,
+                        sampleRate: sampleRate
+                    )
             )
         )
     }

@@ -1,23 +1,33 @@
 /// The fields of an envelope that tracked events never set: the kind of an identity record, its
-/// group or previous id, and an id as sent by another source. Kept behind one optional box in the
-/// envelope's storage.
+/// group or previous id, an id as sent by another source, and the sample rate of a sampled event.
+/// Kept behind one optional box in the envelope's storage.
 @usableFromInline
 struct ForeignFields: Hashable, Sendable {
     @usableFromInline var sourceID: String?
     @usableFromInline var kind: EventKind = .track
     @usableFromInline var groupID: String?
     @usableFromInline var previousID: String?
+    @usableFromInline var sampleRate: Double?
 
     @usableFromInline
-    init(sourceID: String? = nil, kind: EventKind = .track, groupID: String? = nil, previousID: String? = nil) {
+    init(
+        sourceID: String? = nil,
+        kind: EventKind = .track,
+        groupID: String? = nil,
+        previousID: String? = nil,
+        sampleRate: Double? = nil
+    ) {
         self.sourceID = sourceID
         self.kind = kind
         self.groupID = groupID
         self.previousID = previousID
+        self.sampleRate = sampleRate
     }
 
     /// Whether every field has its default.
-    @usableFromInline var isEmpty: Bool { sourceID == nil && kind == .track && groupID == nil && previousID == nil }
+    @usableFromInline var isEmpty: Bool {
+        sourceID == nil && kind == .track && groupID == nil && previousID == nil && sampleRate == nil
+    }
 
     /// Nil when empty.
     @usableFromInline var nilIfEmpty: ForeignFields? { isEmpty ? nil : self }

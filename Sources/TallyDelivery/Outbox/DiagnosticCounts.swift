@@ -13,9 +13,28 @@ public struct DiagnosticCounts: Sendable, Hashable, Codable {
     public var corruptEvents: UInt64 = 0
     /// Events of batches the collector refused for good, moved to `dead-letter/`.
     public var deadLetteredEvents: UInt64 = 0
+    /// Events the app's enrichment hooks dropped before the outbox (on purpose: not a loss, not
+    /// in ``dropped``, but counted and reported like one).
+    public var droppedByHooks: UInt64 = 0
+    /// Events sampled out before the outbox (on purpose: not a loss, not in ``dropped``).
+    public var sampledOut: UInt64 = 0
 
     /// All zero.
     public init() {}
+
+    // A state.json written before a counter existed lacks its key: it reads as zero.
+    public init(from decoder: any Decoder) throws {
+        let container = try decoder.container(keyedBy: CodingKeys.self)
+        func count(_ key: CodingKeys) throws -> UInt64 { try container.decodeIfPresent(UInt64.self, forKey: key) ?? 0 }
+        droppedQueue = try count(.droppedQueue)
+        droppedCaps = try count(.droppedCaps)
+        droppedDiskFull = try count(.droppedDiskFull)
+        corruptFiles = try count(.corruptFiles)
+        corruptEvents = try count(.corruptEvents)
+        deadLetteredEvents = try count(.deadLetteredEvents)
+        droppedByHooks = try count(.droppedByHooks)
+        sampledOut = try count(.sampledOut)
+    }
 
     // The property names of the `outbox_diagnostics` event.
     private enum CodingKeys: String, CodingKey {
@@ -25,6 +44,8 @@ public struct DiagnosticCounts: Sendable, Hashable, Codable {
         case corruptFiles = "corrupt_files"
         case corruptEvents = "corrupt_events"
         case deadLetteredEvents = "dead_lettered_events"
+        case droppedByHooks = "dropped_by_hooks"
+        case sampledOut = "sampled_out"
     }
 
     /// Every drop: queue, caps and disk.
@@ -41,6 +62,8 @@ public struct DiagnosticCounts: Sendable, Hashable, Codable {
         delta.corruptFiles = corruptFiles &- min(corruptFiles, earlier.corruptFiles)
         delta.corruptEvents = corruptEvents &- min(corruptEvents, earlier.corruptEvents)
         delta.deadLetteredEvents = deadLetteredEvents &- min(deadLetteredEvents, earlier.deadLetteredEvents)
+        delta.droppedByHooks = droppedByHooks &- min(droppedByHooks, earlier.droppedByHooks)
+        delta.sampledOut = sampledOut &- min(sampledOut, earlier.sampledOut)
         return delta
     }
 
@@ -51,5 +74,7 @@ public struct DiagnosticCounts: Sendable, Hashable, Codable {
         corruptFiles += other.corruptFiles
         corruptEvents += other.corruptEvents
         deadLetteredEvents += other.deadLetteredEvents
+        droppedByHooks += other.droppedByHooks
+        sampledOut += other.sampledOut
     }
 }

@@ -49,6 +49,8 @@ package final class Outbox: @unchecked Sendable {
         package var deadLettered: UInt64 = 0
         package var corruptEvents: UInt64 = 0
         package var droppedCaps: UInt64 = 0
+        package var droppedByHooks: UInt64 = 0
+        package var sampledOut: UInt64 = 0
     }
 
     /// Opens (creating) the outbox at `directory` and reconciles its counters.
@@ -72,12 +74,24 @@ package final class Outbox: @unchecked Sendable {
 
     // MARK: Writing
 
-    /// Writes `events` as one batch file (atomically), adds `queueDrops` to the dropped counts,
-    /// then drops the oldest batches past the caps.
-    package func write(_ events: [EventEnvelope], queueDrops: UInt64 = 0) -> WriteOutcome {
+    /// Writes `events` as one batch file (atomically), adds `queueDrops` and the preparation
+    /// chain's drops (`prepared`) to the counts, then drops the oldest batches past the caps.
+    package func write(
+        _ events: [EventEnvelope],
+        queueDrops: UInt64 = 0,
+        prepared: DiagnosticCounts = DiagnosticCounts()
+    ) -> WriteOutcome {
         unsavedDrops.droppedQueue += queueDrops
+        let preparation = prepared.preparationDrops
+        if !preparation.isZero {
+            unsavedDrops.add(preparation)
+            run.withLock {
+                $0.droppedByHooks += preparation.droppedByHooks
+                $0.sampledOut += preparation.sampledOut
+            }
+        }
         guard !events.isEmpty else {
-            if queueDrops > 0 { withLedger { _, _ in } }
+            if queueDrops > 0 || !preparation.isZero { withLedger { _, _ in } }
             return .nothing
         }
         var bytes: [UInt8] = []

@@ -17,6 +17,8 @@ enum OutboxDiagnostics {
             "corrupt_files": .integer(Int64(clamping: delta.corruptFiles)),
             "corrupt_events": .integer(Int64(clamping: delta.corruptEvents)),
             "dead_lettered_events": .integer(Int64(clamping: delta.deadLetteredEvents)),
+            "dropped_by_hooks": .integer(Int64(clamping: delta.droppedByHooks)),
+            "sampled_out": .integer(Int64(clamping: delta.sampledOut)),
             "outbox_id": .string(outboxID),
         ]
         let time = Timestamp(nanosecondsSinceEpoch: report.occurredAt)

@@ -22,6 +22,8 @@ package final class Uploader: Sendable {
         case waiting(until: ContinuousClock.Instant)
         /// Another uploader (this process or another) has a request in flight.
         case busy
+        /// Consent is not granted (pending or denied): nothing is sent until it is.
+        case held
     }
 
     /// What the uploader sent, for statistics and the bench.
@@ -47,11 +49,15 @@ package final class Uploader: Sendable {
     private let stopping = Locked(false)
     private let wakeup = Wakeup()
     package let counters = Locked(Counters())
+    /// The outbox directory's consent, checked before every request; nil: always granted.
+    private let consent: ConsentStore?
 
-    package init(store: OutboxStore, configuration: DeliveryConfiguration, logger: Logger) {
+    package init(store: OutboxStore, configuration: DeliveryConfiguration, logger: Logger, consent: ConsentStore? = nil)
+    {
         self.store = store
         self.configuration = configuration
         self.logger = logger
+        self.consent = consent
         machine = Locked(
             UploadStateMachine(
                 maxEvents: configuration.limits.maxEvents,
@@ -88,6 +94,7 @@ package final class Uploader: Sendable {
             case .empty: return true
             case .progressed: continue
             case .busy: try? await Task.sleep(for: .milliseconds(50))
+            case .held: return false
             case .waiting(let until):
                 if until > deadline { return false }
                 if inRunLoop {
@@ -102,6 +109,8 @@ package final class Uploader: Sendable {
 
     /// One request (or none): claim the oldest batches, send them, record the outcome.
     package func cycle(deadline: ContinuousClock.Instant = .now + .seconds(3600)) async -> Cycle {
+        // Re-read: another process sharing the directory may have changed it.
+        if let consent, !consent.refresh().allowsUpload { return .held }
         if let until = notBefore.withLock({ $0 }), until > .now { return .waiting(until: until) }
         guard
             cycleRunning.withLock({ running in

@@ -50,13 +50,24 @@ package enum WireEncoder {
 
     /// One Segment `track` message: `messageId` is the event id (a UUID, kept as is by tally's
     /// collector), `timestamp` the device time; tally's own fields without a Segment counterpart
-    /// (`feature`, `session_id`) travel in `context`.
+    /// (`feature`, `session_id`, `sample_rate`) travel in `context` (`sampleRate`).
+    /// Identity records become `identify`, `group` and `alias` calls (their properties the traits).
     static func appendSegmentTrack(_ event: EventEnvelope, to bytes: inout [UInt8]) {
-        bytes.append(contentsOf: #"{"type":"track","messageId":""#.utf8)
+        bytes.append(contentsOf: #"{"type":""#.utf8)
+        bytes.append(contentsOf: event.kind.rawValue.utf8)
+        bytes.append(contentsOf: #"","messageId":""#.utf8)
         event.eventID.appendCanonical(to: &bytes)
-        bytes.append(contentsOf: #"","event":"#.utf8)
-        JSONWriter.appendString(event.name, to: &bytes)
-        bytes.append(contentsOf: #","properties":"#.utf8)
+        switch event.kind {
+        case .track:
+            bytes.append(contentsOf: #"","event":"#.utf8)
+            JSONWriter.appendString(event.name, to: &bytes)
+            bytes.append(contentsOf: #","properties":"#.utf8)
+        case .identify, .group, .alias:
+            bytes.append(UInt8(ascii: "\""))
+            appendMember("groupId", event.groupID, to: &bytes)
+            appendMember("previousId", event.previousID, to: &bytes)
+            bytes.append(contentsOf: #","traits":"#.utf8)
+        }
         event.properties.appendJSON(to: &bytes)
         bytes.append(contentsOf: #","timestamp":""#.utf8)
         event.occurredAt.appendRFC3339(to: &bytes)
@@ -64,14 +75,38 @@ package enum WireEncoder {
         appendMember("userId", event.userID, to: &bytes)
         // Segment requires one of the two ids.
         appendMember("anonymousId", event.anonymousID ?? (event.userID == nil ? "tally-anonymous" : nil), to: &bytes)
-        bytes.append(contentsOf: #","context":{"library":{"name":"tally","version":"1"}"#.utf8)
+        bytes.append(contentsOf: #","context":{"#.utf8)
+        // The app SDK's context members carry Segment's names (`app`, `os`, `device`, `library`,
+        // `timezone`, `network`): sent as they are, the fields only where no member says more.
+        let additional = event.context?.additional ?? EventProperties()
+        if let library = additional["library"] {
+            bytes.append(contentsOf: #""library":"#.utf8)
+            JSONWriter.appendValue(library, to: &bytes)
+        } else {
+            bytes.append(contentsOf: #""library":{"name":"tally","version":"1"}"#.utf8)
+        }
         if let context = event.context {
-            appendObject("app", [("version", context.appVersion), ("build", context.appBuild)], to: &bytes)
-            appendObject("os", [("name", context.platform), ("version", context.osVersion)], to: &bytes)
+            if !additional.contains("app") {
+                appendObject("app", [("version", context.appVersion), ("build", context.appBuild)], to: &bytes)
+            }
+            if !additional.contains("os") {
+                appendObject("os", [("name", context.platform), ("version", context.osVersion)], to: &bytes)
+            }
             appendMember("locale", context.locale, to: &bytes)
+            additional.forEachSorted { key, value in
+                guard key != "library", key != "locale", key != "feature", key != "sessionId" else { return }
+                bytes.append(UInt8(ascii: ","))
+                JSONWriter.appendString(key, to: &bytes)
+                bytes.append(UInt8(ascii: ":"))
+                JSONWriter.appendValue(value, to: &bytes)
+            }
         }
         appendMember("feature", event.feature, to: &bytes)
         appendMember("sessionId", event.sessionID, to: &bytes)
+        if let rate = event.sampleRate {
+            bytes.append(contentsOf: #","sampleRate":"#.utf8)
+            bytes.append(contentsOf: JSONWriter.numberText(rate).utf8)
+        }
         bytes.append(contentsOf: "}}".utf8)
     }
 

@@ -118,12 +118,24 @@ public actor EventPipeline: Service {
         identity: TrackerIdentity = TrackerIdentity(),
         context: EventContext? = nil
     ) -> PipelineTracker {
+        tracker(feature: feature, identity: identity, context: context, stamp: nil)
+    }
+
+    /// A tracker whose events also get `stamp`'s fields at `track()` (the app-side library's
+    /// identity, session and super properties).
+    package nonisolated func tracker(
+        feature: String?,
+        identity: TrackerIdentity,
+        context: EventContext?,
+        stamp: PipelineTracker.Stamp?
+    ) -> PipelineTracker {
         PipelineTracker(
             buffer: buffer,
             feature: feature,
             identity: identity,
             context: context,
-            strictValidator: validation?.policy == .strict ? validation?.validator : nil
+            strictValidator: validation?.policy == .strict ? validation?.validator : nil,
+            stamp: stamp
         )
     }
 

@@ -21,17 +21,24 @@ public struct PipelineTracker: TrackerContract, Sendable {
 
     private let strictValidator: EventValidator?
 
+    /// What a tracker stamps at `track()` after its own fields: the app-side library's identity,
+    /// session and super properties. Runs on the caller's thread, so it must be cheap and never block.
+    package typealias Stamp = @Sendable (inout EventEnvelope) -> Void
+    private let stamp: Stamp?
+
     init(
         buffer: EventBuffer,
         feature: String?,
         identity: TrackerIdentity,
         context: EventContext?,
-        strictValidator: EventValidator?
+        strictValidator: EventValidator?,
+        stamp: Stamp? = nil
     ) {
         self.buffer = buffer
         self.strictValidator = strictValidator
         self.feature = feature
         self.context = context
+        self.stamp = stamp
         state = Locked(State(generator: UUIDv7Generator(), identity: identity))
     }
 
@@ -42,7 +49,7 @@ public struct PipelineTracker: TrackerContract, Sendable {
         let (id, identity) = state.withLock { state in
             (state.generator.next(at: now), state.identity)
         }
-        let envelope = EventEnvelope(
+        var envelope = EventEnvelope(
             eventID: id,
             name: event.name,
             feature: feature,
@@ -54,6 +61,7 @@ public struct PipelineTracker: TrackerContract, Sendable {
             sessionID: identity.sessionID,
             context: context
         )
+        if let stamp { stamp(&envelope) }
         if let strictValidator {
             // The `strict` policy, for development and tests: a tracking-plan violation is a bug at this call site.
             let result = strictValidator.validate(envelope)

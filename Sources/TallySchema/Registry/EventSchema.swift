@@ -24,6 +24,12 @@ public final class EventSchema: Sendable {
     public let path: String
     /// ``version`` as text, stamped on every validated event.
     public let versionText: String
+    /// The properties the plan marks as personal data (`x-tally-personal-data`), removed or hashed
+    /// on the device before the event leaves it; empty for most events.
+    public let personalData: [PersonalDataRule]
+    /// The share of users whose events of this kind the device sends (`x-tally-sample-rate`,
+    /// 0 < rate < 1); nil when every user's are sent.
+    public let sampleRate: Double?
     /// Whether the properties' object schema uses only `type`, `properties`, `required`,
     /// `additionalProperties` and annotations: then validation walks the declared properties
     /// directly instead of validating the object as a whole.
@@ -49,7 +55,9 @@ public final class EventSchema: Sendable {
         properties: JSONSchema,
         normalizesStrings: Bool = true,
         file: String?,
-        path: String
+        path: String,
+        personalData: [PersonalDataRule] = [],
+        sampleRate: Double? = nil
     ) {
         self.name = name
         self.feature = feature
@@ -61,6 +69,8 @@ public final class EventSchema: Sendable {
         self.file = file
         self.path = path
         versionText = version.description
+        self.personalData = personalData
+        self.sampleRate = sampleRate
         propertyPlans = properties.sortedProperties.map { SchemaTextPlan($0.schema) }
         propertiesPlan = SchemaTextPlan(properties)
         hasSimpleObjectSchema =

@@ -19,7 +19,10 @@ public struct TrackingPlanParser: Sendable {
     static let planKeys: Set<String> = [
         "$schema", "feature", "description", "screens", "events", "naming", "normalize_strings",
     ]
-    static let eventKeys: Set<String> = ["name", "version", "description", "properties"]
+    static let eventKeys: Set<String> = ["name", "version", "description", "properties", sampleRateKey]
+    /// `"x-tally-sample-rate": 0 < rate <= 1` on an event: the share of users whose events of
+    /// this kind the device sends (decided per user, so a kept user's funnel stays whole).
+    static let sampleRateKey = "x-tally-sample-rate"
 
     /// Creates a parser.
     public init() {}
@@ -149,12 +152,21 @@ public struct TrackingPlanParser: Sendable {
         }
         let description = value["description"]?.stringValue ?? ""
         if description.isEmpty { problem(.missingField, ".description", "every event needs a description") }
+        let sampleRate = parseSampleRate(value[Self.sampleRateKey], path: path, file: file, problems: &problems)
         var schema: JSONSchema?
+        var personalData: [PersonalDataRule] = []
         if let properties = value["properties"] {
-            let compiled = SchemaCompiler().compileReportingAll(properties, path: path + ".properties")
+            let compiled = SchemaCompiler(tallyKeywords: true).compileMarkingPersonalData(
+                properties,
+                path: path + ".properties"
+            )
             if let compiledSchema = compiled.schema {
                 if compiled.problems.isEmpty { schema = compiledSchema }
                 checkPropertySchema(compiledSchema, path: path + ".properties", file: file, problems: &problems)
+                var collector = PersonalDataCollector(marks: compiled.personalData, file: file)
+                collector.collect(from: compiledSchema)
+                personalData = collector.rules
+                problems += collector.problems
             }
             problems += compiled.problems.map { error in
                 var located = error
@@ -174,8 +186,29 @@ public struct TrackingPlanParser: Sendable {
             properties: schema,
             normalizesStrings: normalizeStrings,
             file: file,
-            path: path
+            path: path,
+            personalData: personalData,
+            sampleRate: sampleRate
         )
+    }
+
+    /// `x-tally-sample-rate`: a number, 0 < rate <= 1; 1 (or absent) is no sampling.
+    private func parseSampleRate(_ value: JSONValue?, path: String, file: String?, problems: inout [SchemaError])
+        -> Double?
+    {
+        guard let value else { return nil }
+        guard case .number(let number) = value, let rate = Double(number.text), rate > 0, rate <= 1 else {
+            problems.append(
+                SchemaError(
+                    .invalidKeyword,
+                    file: file,
+                    path: path + "." + Self.sampleRateKey,
+                    message: "must be a number greater than 0 and at most 1 (0.1: one user in ten)"
+                )
+            )
+            return nil
+        }
+        return rate < 1 ? rate : nil
     }
 
     /// Properties are an object schema; each declared property may be any schema (nested objects,

@@ -54,6 +54,10 @@ final class SchemaCompilation {
     var waiting: [String: [SchemaReference]] = [:]
     /// The path of each `$ref`, for the cycle check.
     var referencePaths: [ObjectIdentifier: String] = [:]
+    /// Whether ``SchemaCompiler/personalDataKeyword`` is accepted (tracking plans only).
+    var tallyKeywords = false
+    /// The schemas marked with it, by identity: the keyword's path and its action.
+    var personalDataMarks: [ObjectIdentifier: (path: String, action: PersonalDataAction)] = [:]
 
     init(dialect: SchemaCompiler.Dialect, document: JSONValue, path: String) {
         self.dialect = dialect
@@ -88,6 +92,11 @@ final class SchemaCompilation {
             throw error
         }
         finish(location.pointer, with: schema)
+        if tallyKeywords, let mark = value[SchemaCompiler.personalDataKeyword]?.stringValue,
+            let action = PersonalDataAction(rawValue: mark)
+        {
+            personalDataMarks[ObjectIdentifier(schema)] = (location.path(SchemaCompiler.personalDataKeyword), action)
+        }
         return schema
     }
 
@@ -122,6 +131,16 @@ final class SchemaCompilation {
             }
             let key = member.key
             if SchemaCompiler.supported.contains(key) || SchemaCompiler.annotations.contains(key) { continue }
+            if key == SchemaCompiler.personalDataKeyword, tallyKeywords {
+                // tally's, not JSON Schema's: it changes what the device sends, never what validates.
+                if member.value.stringValue.flatMap(PersonalDataAction.init(rawValue:)) == nil {
+                    problems.append(
+                        SchemaError(.invalidKeyword, path: keywordPath, message: "must be \"remove\" or \"hash\"")
+                    )
+                }
+                keywords[key] = nil
+                continue
+            }
             if SchemaCompiler.draft07Only.contains(key), dialect == .draft07 { continue }
             let message =
                 SchemaCompiler.draft07Only.contains(key)

@@ -21,11 +21,18 @@ package struct SchemaCompiler: Sendable {
 
     /// The dialect.
     package var dialect: Dialect
+    /// Whether tally's own plan keywords (``personalDataKeyword``) are accepted: true for the
+    /// properties of a tracking plan's events, false for plain JSON Schema (they are then refused).
+    package var tallyKeywords: Bool
 
     /// A compiler for `dialect`.
-    package init(dialect: Dialect = .draft07) {
+    package init(dialect: Dialect = .draft07, tallyKeywords: Bool = false) {
         self.dialect = dialect
+        self.tallyKeywords = tallyKeywords
     }
+
+    /// `"x-tally-personal-data": "remove" | "hash"` on a property's schema (see ``PersonalDataRule``).
+    static let personalDataKeyword = "x-tally-personal-data"
 
     static let annotations: Set<String> = [
         "$schema", "$id", "id", "$comment", "title", "description", "default", "examples",
@@ -59,13 +66,24 @@ package struct SchemaCompiler: Sendable {
     package func compileReportingAll(_ value: JSONValue, path: String = "$") -> (
         schema: JSONSchema?, problems: [SchemaError]
     ) {
+        let result = compileMarkingPersonalData(value, path: path)
+        return (result.schema, result.problems)
+    }
+
+    /// ``compileReportingAll(_:path:)``, with the schemas that carry ``personalDataKeyword`` (by
+    /// identity) and the keyword's path and action.
+    func compileMarkingPersonalData(_ value: JSONValue, path: String = "$") -> (
+        schema: JSONSchema?, problems: [SchemaError],
+        personalData: [ObjectIdentifier: (path: String, action: PersonalDataAction)]
+    ) {
         let compilation = SchemaCompilation(dialect: dialect, document: value, path: path)
+        compilation.tallyKeywords = tallyKeywords
         do {
             let schema = try compilation.run()
             // With problems, the schema is what could be compiled: good enough for further checks.
-            return (schema, compilation.problems)
+            return (schema, compilation.problems, compilation.personalDataMarks)
         } catch {
-            return (nil, compilation.problems + [error])
+            return (nil, compilation.problems + [error], compilation.personalDataMarks)
         }
     }
 }
