@@ -1,4 +1,3 @@
-import Crypto
 import Foundation
 import TallyCore
 
@@ -75,15 +74,10 @@ public struct WriteKeysFile: Sendable, Hashable, Codable {
         hash(bytes: Array(key.utf8))
     }
 
+    // TallyCore's SHA-256 (written for the app-side library, which depends on nothing), not
+    // swift-crypto's: one hash per request, ~1.2 µs for a key, and swift-crypto's BoringSSL was a C
+    // build of ~1.5 min in each of the test suite's two builds (debug and ThreadSanitizer).
     static func hash(bytes: some Collection<UInt8>) -> String {
-        let digest = SHA256.hash(data: Array(bytes))
-        let hex: [UInt8] = Array("0123456789abcdef".utf8)
-        var text: [UInt8] = []
-        text.reserveCapacity(64)
-        for byte in digest {
-            text.append(hex[Int(byte >> 4)])
-            text.append(hex[Int(byte & 0x0f)])
-        }
-        return String(decoding: text, as: UTF8.self)
+        SHA256.hex(SHA256.digest(bytes))
     }
 }
