@@ -115,7 +115,7 @@ struct AutomaticContext: Sendable, Hashable {
             guard sysctlbyname(name, nil, &size, nil, 0) == 0, size > 0 else { return nil }
             var bytes = [CChar](repeating: 0, count: size)
             guard sysctlbyname(name, &bytes, &size, nil, 0) == 0 else { return nil }
-            return String(cString: bytes)
+            return String(decoding: bytes.prefix { $0 != 0 }.map { UInt8(bitPattern: $0) }, as: UTF8.self)
         #else
             var system = utsname()
             guard uname(&system) == 0 else { return nil }
