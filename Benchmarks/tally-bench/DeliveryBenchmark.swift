@@ -5,6 +5,7 @@ import TallyCore
 import TallyDelivery
 import TallyFileStore
 import TallyPipeline
+import TallySchema
 import Tracking
 
 /// The app side of delivery: `track()` with the outbox and the uploader running against a live
@@ -73,7 +74,8 @@ enum DeliveryBenchmark {
     /// uploader sending to `collector`, as in the baseline (`TrackLatencyBenchmark`) each round
     /// ends with the memory written out. `sdk`: the app SDK all on (a signed-in user, sessions with
     /// their events, three super properties, the automatic context, two enrichment hooks, lifecycle
-    /// events); without it none of them (sessions off, no context): delivery alone.
+    /// events, a plan that hashes, removes and samples); without it none of them (sessions off, no
+    /// context): delivery alone.
     static func trackLatency(collector: Collector, rounds: Int, perRound: Int, sdk: Bool = false) async throws
         -> Latency
     {
@@ -90,6 +92,10 @@ enum DeliveryBenchmark {
             configuration.sessions = SessionConfiguration(events: true)
             configuration.lifecycle = LifecycleConfiguration()
             configuration.context.appVersion = "4.2.0"
+            // Privacy on too: consent remembered as granted, the selected episode's id hashed with a
+            // salt, its position removed, the event sampled at 50 % per user.
+            configuration.trackingPlan = try privacyPlan(in: collector.directory)
+            configuration.personalDataSalt = "bench-salt"
             configuration.enrichment = [
                 { event in
                     event.properties["build_flavor"] = "release"
@@ -127,6 +133,21 @@ enum DeliveryBenchmark {
             statistics: delivery.statistics,
             arrived: arrived
         )
+    }
+
+    /// A plan for the tracked event that hashes one property, removes another and samples the event.
+    static func privacyPlan(in directory: String) throws -> SchemaRegistry {
+        let plans = directory + "/privacy-plans"
+        try FileManager.default.createDirectory(atPath: plans, withIntermediateDirectories: true)
+        let plan = #"""
+            {"feature": "episode", "events": [{"name": "episode_list_episode_selected", "version": "1-0-0",
+              "x-tally-sample-rate": 0.5,
+              "properties": {"type": "object", "properties": {
+                "episode_id": {"type": "string", "x-tally-personal-data": "hash"},
+                "position": {"type": "integer", "x-tally-personal-data": "remove"}}}}]}
+            """#
+        try plan.write(toFile: plans + "/episode.json", atomically: true, encoding: .utf8)
+        return try SchemaRegistry.load(directory: plans)
     }
 
     /// Microseconds per event of writing `batches` batches of `batchSize` events durably: the

@@ -81,7 +81,7 @@ struct OutboxLedgerTests {
         #expect(next.delta.droppedCaps == 4 && next.delta.droppedQueue == 0 && next.sequence == 2)
     }
 
-    @Test("caps drop the oldest batches until bytes, events and age are within them; in-flight ones are kept")
+    @Test("caps drop the oldest batches until bytes, events and age are within them; in-flight ones stay, uncounted")
     func caps() {
         let batches = (1...4).map {
             OutboxCaps.Batch(name: "b\($0)", events: 10, bytes: 1_000, writtenAt: 1_000 + Int64($0))
@@ -90,7 +90,9 @@ struct OutboxLedgerTests {
         #expect(byEvents.overflow(batches, protected: [], now: 1_010).map(\.name) == ["b1", "b2"])
         let byBytes = OutboxCaps(maxBytes: 3_000, maxEvents: 1 << 30, maxAge: .seconds(3600))
         #expect(byBytes.overflow(batches, protected: [], now: 1_010).map(\.name) == ["b1"])
-        #expect(byBytes.overflow(batches, protected: ["b1"], now: 1_010).map(\.name) == ["b2"])
+        #expect(byBytes.overflow(batches, protected: ["b1"], now: 1_010).isEmpty)
+        let tighter = OutboxCaps(maxBytes: 1 << 30, maxEvents: 15, maxAge: .seconds(3600))
+        #expect(tighter.overflow(batches, protected: ["b1"], now: 1_010).map(\.name) == ["b2", "b3"])
         let byAge = OutboxCaps(maxBytes: 1 << 30, maxEvents: 1 << 30, maxAge: .seconds(10))
         #expect(byAge.overflow(batches, protected: [], now: 1_013).map(\.name) == ["b1", "b2"])
         #expect(byAge.overflow(batches, protected: [], now: 1_005).isEmpty)

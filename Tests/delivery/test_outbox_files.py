@@ -104,7 +104,7 @@ def test_full_disk_pauses_writing_and_resumes(proxy, collector, database, tmpfs,
 
 CAPS = {
     "events": ["--max-outbox-events", "600"],
-    "bytes": ["--max-outbox-bytes", "60000"],
+    "bytes": ["--max-outbox-bytes", "150000"],
     "age": ["--max-outbox-age", "2"],
 }
 
@@ -127,7 +127,7 @@ def test_outbox_over_its_caps_drops_oldest(cap, proxy, collector, database, outb
         if cap == "events":
             assert new["outbox"]["waiting"] <= 600
         else:
-            assert sum(file.stat().st_size for file in files) <= 60000
+            assert sum(file.stat().st_size for file in files) <= 150000
     last = demos(proxy.url, collector.key, outbox, "--visits", "5", *FAST, *caps, run_id="last").wait()
     print(old, last, diagnostics(database), sep="\n")
     ids = assert_exactly_once(database)

@@ -32,14 +32,17 @@ public struct OutboxCaps: Sendable, Hashable {
     }
 
     /// The batches to drop, oldest first, so that the rest is within the caps at `now` (seconds
-    /// since the epoch). `batches` are the event batches, oldest first; those in `protected` (in
-    /// flight) still count but are never dropped.
+    /// since the epoch). `batches` are the event batches, oldest first. Those in `protected` (in
+    /// flight) are neither dropped nor counted: they leave the outbox when acknowledged, and a
+    /// request that fails brings them back under the caps at the next check. Counting them dropped
+    /// the batch just written while a request carried everything older.
     package func overflow(_ batches: [Batch], protected: Set<String>, now: Int64) -> [Batch] {
-        var bytes = batches.reduce(0) { $0 + $1.bytes }
-        var events = batches.reduce(0) { $0 + $1.events }
+        let waiting = batches.filter { !protected.contains($0.name) }
+        var bytes = waiting.reduce(0) { $0 + $1.bytes }
+        var events = waiting.reduce(0) { $0 + $1.events }
         let maxAgeSeconds = maxAge.components.seconds
         var dropped: [Batch] = []
-        for batch in batches where !protected.contains(batch.name) {
+        for batch in waiting {
             let tooOld = now - batch.writtenAt > maxAgeSeconds
             guard bytes > maxBytes || events > maxEvents || tooOld else { break }
             dropped.append(batch)
