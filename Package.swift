@@ -331,7 +331,7 @@ let package = Package(
         ),
         .testTarget(
             name: "TallyCodegenTests",
-            dependencies: ["TallyCodegen", "TallySchema", "TallyTestSupport"],
+            dependencies: ["TallyCodegen", "TallySchema", "TallyCore", "TallyTestSupport"],
             swiftSettings: strict
         ),
         .testTarget(
