@@ -17,6 +17,8 @@ package struct FileStoreStatusReader: Sendable {
     /// Reads what the store holds in `window`, for `registry`'s plans.
     package func observe(_ window: StatusWindow, registry: SchemaRegistry) throws -> StatusObservations {
         var observations = StatusObservations()
+        // The plans' events (tally's built-in ones are not checked, as in PostgreSQL).
+        let planned = Set(registry.eventNames)
         var seenIDs = Set<EventID>()
         var currentDay: CivilDate?
         for segment in try reader.layout.eventSegments() {
@@ -27,7 +29,7 @@ package struct FileStoreStatusReader: Sendable {
             _ = try reader.forEachEvent(inSegment: segment) { event in
                 guard seenIDs.insert(event.eventID).inserted else { return }
                 guard window.contains(event.occurredAt) else {
-                    if registry.event(event.name) != nil {
+                    if planned.contains(event.name) {
                         let last = observations.lastSeenEver[event.name]
                         if last.map({ $0 < event.occurredAt }) ?? true {
                             observations.lastSeenEver[event.name] = event.occurredAt
@@ -35,15 +37,19 @@ package struct FileStoreStatusReader: Sendable {
                     }
                     return
                 }
-                Self.add(event, to: &observations, registry: registry)
+                Self.add(event, to: &observations, registry: registry, planned: planned)
             }
         }
         try readFailures(window, into: &observations)
         return observations
     }
 
-    private static func add(_ event: EventEnvelope, to observations: inout StatusObservations, registry: SchemaRegistry)
-    {
+    private static func add(
+        _ event: EventEnvelope,
+        to observations: inout StatusObservations,
+        registry: SchemaRegistry,
+        planned: Set<String>
+    ) {
         observations.eventsRead += 1
         if var seen = observations.seen[event.name] {
             seen.count += 1
@@ -53,7 +59,7 @@ package struct FileStoreStatusReader: Sendable {
         } else {
             observations.seen[event.name] = .init(count: 1, first: event.occurredAt, last: event.occurredAt)
         }
-        guard let planned = registry.event(event.name) else {
+        guard planned.contains(event.name), let latest = registry.event(event.name) else {
             var origins = observations.origins[event.name] ?? StatusObservations.Origins()
             if let version = event.context?.appVersion { origins.appVersions.insert(version) }
             if let platform = event.context?.platform { origins.sources.insert(platform) }
@@ -70,7 +76,7 @@ package struct FileStoreStatusReader: Sendable {
                 default: .init(count: 0, example: example)
             ].add(.init(count: 1, example: example))
         }
-        let schema = registry.event(event.name, version: event.schemaVersion.flatMap(SchemaVer.init)) ?? planned
+        let schema = registry.event(event.name, version: event.schemaVersion.flatMap(SchemaVer.init)) ?? latest
         for required in RequiredProperties.of(schema) where event.properties[required] == nil {
             observations.missingRequired[key, default: [:]][required, default: .init(count: 0, example: example)].add(
                 .init(count: 1, example: example)

@@ -23,7 +23,9 @@ struct SwiftCodeGeneratorTests {
         let first = SwiftCodeGenerator(registry: try SchemaRegistry.load(directory: examples))
         let second = SwiftCodeGenerator(registry: try SchemaRegistry.load(directory: examples))
         #expect(first.files == second.files)
-        #expect(first.files.map(\.name) == ["episode.tracking.swift", "player.tracking.swift", "search.tracking.swift"])
+        #expect(
+            first.files.map(\.name) == ["episode.tracking.swift", "player.tracking.swift", "search.tracking.swift"]
+        )
         let shop = try Self.segmentRegistry()
         #expect(SwiftCodeGenerator(registry: shop).files == SwiftCodeGenerator(registry: shop).files)
         // Written once, a second write changes nothing.
@@ -34,7 +36,9 @@ struct SwiftCodeGeneratorTests {
 
     @Test("the plan's types, docs, enums and nested structs become Swift")
     func typedEvents() throws {
-        let generator = SwiftCodeGenerator(registry: try SchemaRegistry.load(directory: GeneratedCodeCompilerTests.examples))
+        let generator = SwiftCodeGenerator(
+            registry: try SchemaRegistry.load(directory: GeneratedCodeCompilerTests.examples)
+        )
         let episode = try #require(generator.files.first { $0.name == "episode.tracking.swift" }).contents
         #expect(episode.contains("enum EpisodeListEvent: TrackingEventContract, Hashable {"))
         #expect(episode.contains("    case episodeSelected(episodeID: String, position: Int)"))
@@ -49,7 +53,10 @@ struct SwiftCodeGeneratorTests {
         let shop = SwiftCodeGenerator(registry: try Self.segmentRegistry())
         let code = try #require(shop.files.first).contents
         #expect(code.contains("enum ShopEvent: TrackingEventContract, Hashable {"))
-        #expect(code.contains("        products: [OrderCompletedProductsItem],") || code.contains("products: [ProductsItem]"))
+        #expect(
+            code.contains("        products: [OrderCompletedProductsItem],")
+                || code.contains("products: [ProductsItem]")
+        )
         #expect(code.contains("struct Shipping: Sendable, Hashable {"))
         #expect(code.contains("enum Rating: Int, Sendable, Hashable, CaseIterable {"))
         #expect(code.contains("        case _0_5 = 0.5"))

@@ -89,16 +89,7 @@ struct StatusCommand: AsyncParsableCommand {
     }
 
     private func chosenStore() throws -> SummaryStore {
-        do {
-            return try SummaryStore.choose(
-                store: store,
-                dataDirectory: dataDirectory.dataDir,
-                databaseURL: database.databaseURL,
-                environment: ProcessInfo.processInfo.environment
-            )
-        } catch {
-            throw ValidationError(error.description)
-        }
+        try SummaryStore.chosen(store, dataDirectory: dataDirectory, database: database)
     }
 
     func run() async throws {
