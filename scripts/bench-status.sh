@@ -32,11 +32,12 @@ start=$(date +%s)
     | "$tally" ingest --sink postgres --database-url "$url" --data-dir "$work/data" --quiet >"$work/ingest.txt" || true
 echo "loaded in $(( $(date +%s) - start )) s: $(grep -E 'postgres:' "$work/ingest.txt" | tr -s ' ')"
 psql "$url" -qc "VACUUM ANALYZE" >/dev/null
-psql "$url" -XAtc "SELECT 'events: ' || count(*) || ', table size ' || pg_size_pretty(sum(pg_total_relation_size(c.oid))) FROM tally.events, (SELECT oid FROM pg_class WHERE relname LIKE 'events_20%') c GROUP BY ()" 2>/dev/null || true
+psql "$url" -XAtc "SELECT 'events: ' || (SELECT count(*) FROM tally.events) || ', partitions ' || pg_size_pretty(sum(pg_total_relation_size(inhrelid))) FROM pg_inherits WHERE inhparent = 'tally.events'::regclass"
 seconds() { local start end; start=$(date +%s.%N); "$@" >/dev/null 2>&1 || true; end=$(date +%s.%N); echo "$end - $start" | bc; }
 median() { printf '%s\n' "$@" | sort -g | awk '{ v[NR] = $1 } END { print v[int((NR + 1) / 2)] }'; }
 measure() {
-    local label="$1" since="$2" status=() scan=()
+    local label="$1" since="$2"
+    local -a status=() scan=()
     for _ in 1 2 3; do
         status+=("$(seconds "$tally" status --registry Examples/registry --database-url "$url" --since "$since" --until 2026-11-22 --format json)")
         scan+=("$(seconds psql "$url" -XAtc "SELECT count(*) FROM tally.events WHERE occurred_at >= '$since' AND occurred_at < '2026-11-22'")")

@@ -5,12 +5,12 @@ package import TallySchema
 
 /// ``StatusObservations`` from PostgreSQL.
 ///
-/// One pass over the window's events (partitions outside it are pruned) does everything that needs
-/// them: per event name and version a row count and first/last time; for planned events the type
-/// class of every top-level property (`jsonb_each`) and the required properties missing; for the
-/// others their app versions, platforms and features. All grouped in the server, so what comes back
-/// is a few rows per event and property, however many events there are. The hourly rollups tell
-/// when never-seen events were last seen; `tally.failed_events` gives the rejected counts.
+/// Three grouped scans of the window's events (partitions outside it are pruned): per event name
+/// and version a count and first/last time, with the app versions, platforms and features of events
+/// no plan declares; for planned events the type class of every top-level property (`jsonb_each`);
+/// and the required properties missing. All grouped in the server, so what comes back is a few
+/// rows per event and property, however many events there are. The hourly rollups tell when
+/// never-seen events were last seen; `tally.failed_events` gives the rejected counts.
 package struct PostgresStatusReader: Sendable {
     private let connection: PostgresConnection
 
@@ -22,74 +22,92 @@ package struct PostgresStatusReader: Sendable {
     /// Reads what the database holds in `window`, for `registry`'s plans.
     package func observe(_ window: StatusWindow, registry: SchemaRegistry) async throws -> StatusObservations {
         try await connection.execute("SET TimeZone = 'UTC'")
-        let planned = registry.eventNames
+        let planned = Set(registry.eventNames)
         var observations = StatusObservations()
-        let rows = try await connection.query(
+        let parameters = [window.since?.rfc3339, window.until?.rfc3339, Self.textArray(registry.eventNames)]
+        let inWindow = """
+            ($1::timestamptz IS NULL OR e.occurred_at >= $1::timestamptz)
+            AND ($2::timestamptz IS NULL OR e.occurred_at < $2::timestamptz)
             """
-            SELECT e.name, coalesce(e.schema_version, ''), x.kind, x.key, x.class, x.extra, count(*),
-                   min(e.event_id::text COLLATE "C") FILTER (WHERE x.kind IN ('p', 'm')),
-                   min(e.occurred_at) FILTER (WHERE x.kind = 't'), max(e.occurred_at) FILTER (WHERE x.kind = 't')
-            FROM tally.events e
-            CROSS JOIN LATERAL (
-                SELECT 't' AS kind, NULL::text AS key, NULL::text AS class, NULL::text AS extra
-                UNION ALL
-                SELECT 'p', p.key, \(ValueClass.sql.replacingOccurrences(of: "value", with: "p.value")), NULL
-                FROM jsonb_each(e.properties) AS p WHERE e.name = ANY($3::text[])
-                UNION ALL
-                SELECT 'm', r.key, NULL, NULL
-                FROM jsonb_array_elements_text(
-                    coalesce($4::jsonb -> e.name -> coalesce(e.schema_version, ''), $4::jsonb -> e.name -> '')
-                ) AS r(key)
-                WHERE e.name = ANY($3::text[]) AND NOT e.properties ? r.key
-                UNION ALL
-                SELECT 'u', e.context ->> 'app_version', e.context ->> 'platform', e.feature
-                WHERE NOT (e.name = ANY($3::text[]))
-            ) AS x
-            WHERE ($1::timestamptz IS NULL OR e.occurred_at >= $1::timestamptz)
-              AND ($2::timestamptz IS NULL OR e.occurred_at < $2::timestamptz)
-            GROUP BY 1, 2, 3, 4, 5, 6
+        // Three grouped scans of the window, each one a parallel plan: one statement with a lateral
+        // UNION of the three per event ran 3–4× slower (a nested loop over every event, aggregated
+        // in one process; measured at 1M events: 7.5 s against 2.1 s).
+        let totals = try await connection.query(
+            """
+            SELECT e.name, coalesce(e.schema_version, ''), count(*), min(e.occurred_at), max(e.occurred_at),
+                   CASE WHEN e.name = ANY($3::text[]) THEN NULL ELSE e.context ->> 'app_version' END,
+                   CASE WHEN e.name = ANY($3::text[]) THEN NULL ELSE e.context ->> 'platform' END,
+                   CASE WHEN e.name = ANY($3::text[]) THEN NULL ELSE e.feature END
+            FROM tally.events e WHERE \(inWindow)
+            GROUP BY 1, 2, 6, 7, 8
             """,
-            [window.since?.rfc3339, window.until?.rfc3339, Self.textArray(planned), Self.requiredMap(registry)]
+            parameters
         )
-        for row in rows {
-            guard row.count >= 10, let name = row[0], let version = row[1], let kind = row[2],
-                let count = row[6].flatMap({ Int($0) })
+        for row in totals {
+            guard row.count >= 8, let name = row[0], let version = row[1], let count = row[2].flatMap({ Int($0) }),
+                let first = row[3].flatMap(PostgresSummarizer.parseTimestamp),
+                let last = row[4].flatMap(PostgresSummarizer.parseTimestamp)
             else { continue }
+            observations.eventsRead += count
+            if var seen = observations.seen[name] {
+                seen.count += count
+                if first < seen.first { seen.first = first }
+                if seen.last < last { seen.last = last }
+                observations.seen[name] = seen
+            } else {
+                observations.seen[name] = .init(count: count, first: first, last: last)
+            }
             let key = StatusObservations.EventVersion(name: name, version: version)
-            switch kind {
-            case "t":
-                guard let first = row[8].flatMap(PostgresSummarizer.parseTimestamp),
-                    let last = row[9].flatMap(PostgresSummarizer.parseTimestamp)
-                else { continue }
-                observations.eventsRead += count
-                if var seen = observations.seen[name] {
-                    seen.count += count
-                    if first < seen.first { seen.first = first }
-                    if seen.last < last { seen.last = last }
-                    observations.seen[name] = seen
-                } else {
-                    observations.seen[name] = .init(count: count, first: first, last: last)
-                }
-                if registry.event(name) != nil { observations.versionCounts[key, default: 0] += count }
-            case "p":
-                guard let property = row[3], let valueClass = row[4], let example = row[7] else { continue }
-                observations.propertyClasses[key, default: [:]][property, default: [:]][valueClass] = .init(
-                    count: count,
-                    example: example
-                )
-            case "m":
-                guard let property = row[3], let example = row[7] else { continue }
-                observations.missingRequired[key, default: [:]][property] = .init(count: count, example: example)
-            case "u":
+            if planned.contains(name) {
+                observations.versionCounts[key, default: 0] += count
+            } else {
                 var origins = observations.origins[name] ?? StatusObservations.Origins()
-                if let appVersion = row[3] { origins.appVersions.insert(appVersion) }
-                if let platform = row[4] { origins.sources.insert(platform) }
-                if let feature = row[5] { origins.features.insert(feature) }
+                if let appVersion = row[5] { origins.appVersions.insert(appVersion) }
+                if let platform = row[6] { origins.sources.insert(platform) }
+                if let feature = row[7] { origins.features.insert(feature) }
                 observations.origins[name] = origins
-            default: continue
             }
         }
-        let neverSeen = planned.filter { observations.seen[$0] == nil }
+        let classes = try await connection.query(
+            """
+            SELECT e.name, coalesce(e.schema_version, ''), p.key,
+                   \(ValueClass.sql.replacingOccurrences(of: "value", with: "p.value")),
+                   count(*), min(e.event_id::text COLLATE "C")
+            FROM tally.events e CROSS JOIN LATERAL jsonb_each(e.properties) AS p
+            WHERE \(inWindow) AND e.name = ANY($3::text[])
+            GROUP BY 1, 2, 3, 4
+            """,
+            parameters
+        )
+        for row in classes {
+            guard row.count >= 6, let name = row[0], let version = row[1], let property = row[2],
+                let valueClass = row[3], let count = row[4].flatMap({ Int($0) }), let example = row[5]
+            else { continue }
+            let key = StatusObservations.EventVersion(name: name, version: version)
+            observations.propertyClasses[key, default: [:]][property, default: [:]][valueClass] = .init(
+                count: count,
+                example: example
+            )
+        }
+        let missing = try await connection.query(
+            """
+            SELECT e.name, coalesce(e.schema_version, ''), r.key, count(*), min(e.event_id::text COLLATE "C")
+            FROM tally.events e CROSS JOIN LATERAL jsonb_array_elements_text(
+                coalesce($4::jsonb -> e.name -> coalesce(e.schema_version, ''), $4::jsonb -> e.name -> '')
+            ) AS r(key)
+            WHERE \(inWindow) AND e.name = ANY($3::text[]) AND NOT e.properties ? r.key
+            GROUP BY 1, 2, 3
+            """,
+            parameters + [Self.requiredMap(registry)]
+        )
+        for row in missing {
+            guard row.count >= 5, let name = row[0], let version = row[1], let property = row[2],
+                let count = row[3].flatMap({ Int($0) }), let example = row[4]
+            else { continue }
+            let key = StatusObservations.EventVersion(name: name, version: version)
+            observations.missingRequired[key, default: [:]][property] = .init(count: count, example: example)
+        }
+        let neverSeen = registry.eventNames.filter { observations.seen[$0] == nil }
         if !neverSeen.isEmpty {
             let last = try await connection.query(
                 "SELECT name, max(last_seen) FROM tally.rollup_hourly WHERE name = ANY($1::text[]) GROUP BY name",
