@@ -21,6 +21,8 @@ let package = Package(
         .library(name: "TallyPostgres", targets: ["TallyPostgres"]),
         .library(name: "TallyDelivery", targets: ["TallyDelivery"]),
         .executable(name: "tally", targets: ["tally"]),
+        .executable(name: "tally-codegen", targets: ["tally-codegen"]),
+        .plugin(name: "TallyPlanPlugin", targets: ["TallyPlanPlugin"]),
     ],
     dependencies: [
         .package(url: "https://github.com/apple/swift-log", from: "1.16.0"),
@@ -34,6 +36,7 @@ let package = Package(
         .package(url: "https://github.com/apple/swift-nio", from: "2.101.0"),
         .package(url: "https://github.com/apple/swift-nio-extras", from: "1.34.1"),
         .package(url: "https://github.com/apple/swift-http-types", from: "1.8.0"),
+        .package(url: "https://github.com/swiftlang/swift-syntax", from: "603.0.1"),
     ],
     targets: [
         // The API feature modules import: no dependencies at all.
@@ -75,10 +78,14 @@ let package = Package(
         ),
 
         // Examples: a feature module written the way our users write them, and the app that wires it up.
+        // Its events are generated at build time from its TrackingPlans directory (a link to
+        // Examples/registry) by TallyPlanPlugin.
         .target(
             name: "EpisodeFeature",
             dependencies: ["Tracking"],
-            path: "Examples/EpisodeFeature/Sources/EpisodeFeature"
+            path: "Examples/EpisodeFeature/Sources/EpisodeFeature",
+            exclude: ["TrackingPlans"],
+            plugins: [.plugin(name: "TallyPlanPlugin")]
         ),
         .executableTarget(
             name: "episode-demo",
@@ -156,6 +163,36 @@ let package = Package(
             swiftSettings: strict
         ),
 
+        // Tracking plans → typed Swift events: `tally schema generate`, and the tool of the build plugin
+        // (TallySchema only, so that building a feature with the plugin stays cheap).
+        .target(name: "TallyCodegen", dependencies: ["TallyCore", "TallySchema"], swiftSettings: strict),
+        .executableTarget(
+            name: "tally-codegen",
+            dependencies: [
+                "TallyCodegen", "TallySchema", .product(name: "ArgumentParser", package: "swift-argument-parser"),
+            ],
+            swiftSettings: strict
+        ),
+        .plugin(name: "TallyPlanPlugin", capability: .buildTool(), dependencies: ["tally-codegen"]),
+
+        // `tally schema verify`: the one target that parses Swift (swift-syntax, 1–2.5 min to build).
+        .target(
+            name: "TallyVerify",
+            dependencies: [
+                "TallyCodegen", "TallySchema",
+                .product(name: "SwiftSyntax", package: "swift-syntax"),
+                .product(name: "SwiftParser", package: "swift-syntax"),
+            ],
+            swiftSettings: strict
+        ),
+
+        // `tally status`: the plans against what the store holds.
+        .target(
+            name: "TallyStatus",
+            dependencies: ["TallyCore", "TallySchema", "TallyFileStore", "TallyPostgres", "TallyReports"],
+            swiftSettings: strict
+        ),
+
         // glibc's mallopt, for the CLI's malloc arena limit.
         .systemLibrary(name: "CMalloc"),
 
@@ -171,6 +208,9 @@ let package = Package(
                 "TallyReports",
                 "TallyPostgres",
                 "TallyServer",
+                "TallyCodegen",
+                "TallyVerify",
+                "TallyStatus",
                 .product(name: "NIOCore", package: "swift-nio"),
                 .product(name: "NIOPosix", package: "swift-nio"),
                 .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
@@ -287,6 +327,21 @@ let package = Package(
                 .product(name: "Logging", package: "swift-log"),
                 .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
             ],
+            swiftSettings: strict
+        ),
+        .testTarget(
+            name: "TallyCodegenTests",
+            dependencies: ["TallyCodegen", "TallySchema", "TallyCore", "TallyTestSupport"],
+            swiftSettings: strict
+        ),
+        .testTarget(
+            name: "TallyVerifyTests",
+            dependencies: ["TallyVerify", "TallySchema", "TallyTestSupport"],
+            swiftSettings: strict
+        ),
+        .testTarget(
+            name: "TallyStatusTests",
+            dependencies: ["TallyStatus", "TallySchema", "TallyCore", "TallyPostgres", "TallyTestSupport"],
             swiftSettings: strict
         ),
         .testTarget(

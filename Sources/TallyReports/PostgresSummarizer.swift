@@ -1,4 +1,4 @@
-import TallyCore
+package import TallyCore
 package import TallyPostgres
 
 /// Summaries from PostgreSQL, with the same rows as ``FileStoreSummarizer``.
@@ -158,7 +158,7 @@ package struct PostgresSummarizer: Sendable {
     }
 
     /// PostgreSQL's text form of timestamptz (`2026-11-22 10:15:00.123456+00`), session TimeZone UTC.
-    static func parseTimestamp(_ text: String) -> Timestamp? {
+    package static func parseTimestamp(_ text: String) -> Timestamp? {
         var normalized = text.replacingOccurrences(of: " ", with: "T")
         if normalized.hasSuffix("+00") { normalized = String(normalized.dropLast(3)) + "Z" }
         return Timestamp(rfc3339: normalized)

@@ -5,8 +5,8 @@ import ArgumentParser
 /// Scripts and service units branch on them (deploy/systemd/tally-spool-ingest puts a file back for
 /// a later run on 69, 74 and 75), so a code never changes meaning between commands.
 extension ExitCode {
-    /// 1: a check ran and found problems (`schema lint`, `schema diff`, `doctor`, an event `schema
-    /// show` does not know, an import that imported nothing).
+    /// 1: a check ran and found problems (`schema lint`, `schema diff`, `schema verify`, `status`,
+    /// `doctor`, an event `schema show` does not know, an import that imported nothing).
     static let findings = ExitCode.failure
     /// 64 (`EX_USAGE`): bad arguments, a missing or unreadable input file, a directory given as an
     /// input, `--until` not after `--since`; also swift-argument-parser's `ValidationError`.

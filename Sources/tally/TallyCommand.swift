@@ -16,15 +16,17 @@ struct TallyCommand: AsyncParsableCommand {
         commandName: "tally",
         abstract: "Analytics events for Swift feature modules: tracking plans, ingest and reports.",
         discussion: """
-            Exit codes, the same in every command (sysexits): 0 success; 1 a check found problems (schema lint \
-            or diff findings, doctor); 64 usage error (bad arguments, a missing input); 65 the data is wrong \
+            Exit codes, the same in every command (sysexits): 0 success; 1 a check found problems (schema lint, \
+            verify or diff findings, status findings, doctor); 64 usage error (bad arguments, a missing input); 65 \
+            the data is wrong \
             (too many rejects, nothing accepted, a registry with problems, an edited migration); 66 no store to \
             read; 69 the database could not be reached or refused the connection; 73 a directory cannot be \
             written; 74 an input or output failed; 75 interrupted (run the command again to finish).
             """,
         version: TallyVersion.current,
         subcommands: [
-            IngestCommand.self, SummaryCommand.self, MigrateCommand.self, DoctorCommand.self, SchemaCommand.self,
+            IngestCommand.self, SummaryCommand.self, StatusCommand.self, MigrateCommand.self, DoctorCommand.self,
+            SchemaCommand.self,
             GenerateCommand.self, ServeCommand.self, KeysCommand.self,
         ]
     )

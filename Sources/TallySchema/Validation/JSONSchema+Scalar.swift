@@ -16,6 +16,8 @@ extension JSONSchema {
         path: @autoclosure () -> String,
         into violations: inout [EventViolation]
     ) -> PropertyValue {
+        var value = value
+        if coerceStrings, case .string(let text) = value, let container = containerFromText(text) { value = container }
         if case .json(let raw) = value {
             if !(textPlan() ?? SchemaTextPlan(self)).accepts(raw) {
                 appendViolations(of: value, path: path(), into: &violations)
@@ -52,6 +54,21 @@ extension JSONSchema {
         default: break
         }
         return converted
+    }
+
+    /// A string holding a JSON object or array, read as one where this schema declares that type and
+    /// not `string`: `TrackingEventContract` can only send strings, so nested values (generated
+    /// structs and arrays) arrive as their JSON text. Anything else stays a string.
+    private func containerFromText(_ text: String) -> PropertyValue? {
+        guard types != nil, !declares(.string), declares(.object) || declares(.array),
+            let first = text.utf8.first(where: { $0 != 0x20 && $0 != 0x0A && $0 != 0x0D && $0 != 0x09 }),
+            first == UInt8(ascii: "{") || first == UInt8(ascii: "["),
+            let parsed = try? JSONParser.parse(text)
+        else { return nil }
+        switch parsed {
+        case .object where declares(.object), .array where declares(.array): return .json(RawJSON(parsed))
+        default: return nil
+        }
     }
 
     private func appendViolations(of value: PropertyValue, path: String, into violations: inout [EventViolation]) {

@@ -102,16 +102,7 @@ struct SummaryCommand: AsyncParsableCommand {
     }
 
     private func chosenStore() throws -> SummaryStore {
-        do {
-            return try SummaryStore.choose(
-                store: store,
-                dataDirectory: dataDirectory.dataDir,
-                databaseURL: database.databaseURL,
-                environment: ProcessInfo.processInfo.environment
-            )
-        } catch {
-            throw ValidationError(error.description)
-        }
+        try SummaryStore.chosen(store, dataDirectory: dataDirectory, database: database)
     }
 
     func run() async throws {

@@ -7,6 +7,10 @@ public protocol EpisodeListTrackerContract: Sendable {
 }
 
 /// Turns episode list screen actions into analytics events.
+///
+/// `EpisodeListEvent` is generated at build time from the feature's tracking plan
+/// (`TrackingPlans/episode.json`) by TallyPlanPlugin: a misspelled event or a property of the wrong
+/// type does not compile.
 public struct EpisodeListTracker: EpisodeListTrackerContract {
     private let tracker: TrackerContract
 
@@ -15,7 +19,7 @@ public struct EpisodeListTracker: EpisodeListTrackerContract {
     }
 
     public func trackScreenViewed() {
-        tracker.track(EpisodeListEvent.screenViewed)
+        tracker.track(EpisodeListEvent.viewed)
     }
 
     public func trackEpisodeSelected(episodeID: String, position: Int) {

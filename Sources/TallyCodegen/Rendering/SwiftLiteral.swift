@@ -1,0 +1,32 @@
+import TallyCore
+
+/// Swift source text for literal values.
+enum SwiftLiteral {
+    /// `"deep_link"`, with `\`, `"` and control characters escaped (and nothing interpolated).
+    static func string(_ text: String) -> String {
+        var result = "\""
+        for scalar in text.unicodeScalars {
+            switch scalar {
+            case "\\": result += "\\\\"
+            case "\"": result += "\\\""
+            case "\n": result += "\\n"
+            case "\r": result += "\\r"
+            case "\t": result += "\\t"
+            default:
+                if scalar.value < 0x20 || scalar.value == 0x7F {
+                    result += "\\u{" + String(scalar.value, radix: 16) + "}"
+                } else {
+                    result.unicodeScalars.append(scalar)
+                }
+            }
+        }
+        return result + "\""
+    }
+
+    /// A Swift string literal holding `key` as a JSON string followed by a colon: `"\"sku\":"`.
+    static func jsonKey(_ key: String) -> String {
+        var bytes: [UInt8] = []
+        JSONWriter.appendString(key, to: &bytes)
+        return string(String(decoding: bytes, as: UTF8.self) + ":")
+    }
+}

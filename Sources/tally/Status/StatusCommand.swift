@@ -1,0 +1,133 @@
+import ArgumentParser
+import Foundation
+import TallyCore
+import TallyPostgres
+import TallyReports
+import TallySchema
+import TallyStatus
+
+/// `tally status`.
+struct StatusCommand: AsyncParsableCommand {
+    enum Format: String, ExpressibleByArgument, CaseIterable {
+        case table, json
+    }
+
+    static let configuration = CommandConfiguration(
+        commandName: "status",
+        abstract: "Compare the tracking plans with the events a store holds: never seen, unplanned, drift, rejects.",
+        discussion: """
+            Over a window of occurred_at (all time unless --since / --until / --last): planned events never seen \
+            (with when they were last seen, if ever); events seen that no plan declares (count, first and last \
+            seen, app versions, sources: context.platform, features); drift of planned events against the plan \
+            version they were stored with (the latest when none): top-level properties of a type the plan does \
+            not allow, properties it does not declare, required ones missing, each with a count and the smallest \
+            event id as an example; failed events by reason (tally.failed_events, or the file store's \
+            dead-letter files; an ingest's rejects file is its own report). A string like "42" satisfies an \
+            integer when the plan normalizes strings, as validation does.
+
+            Which store: as `tally summary` chooses (--store, --data-dir, --database-url, DATABASE_URL, PG*). \
+            PostgreSQL reads the window's events in one pass grouped in the server, the rollups for last seen \
+            and tally.failed_events; the file store reads its files. Both give the same report.
+
+            Exit codes: 0 plans and data agree; 1 something was found (listed); 64 usage error; 65 the registry \
+            has problems; 66 no file store at the data directory; 69 the database could not be reached; 74 the \
+            store could not be read (or has no tally tables: tally migrate).
+
+            Examples:
+              tally status --registry Examples/registry --last 7d
+              tally status --registry plans --since 2026-11-01 --until 2026-11-08 --format json
+              tally status --registry plans --database-url postgresql://tally_reader@db/analytics --last 24h
+            """
+    )
+
+    @OptionGroup var registry: RegistryOption
+
+    @Option(name: .long, help: "From this time on: RFC 3339, a date (2026-11-22), or a duration ago (90m, 36h, 7d).")
+    var since: String?
+
+    @Option(name: .long, help: "Before this time, in the same forms as --since; must be after --since.")
+    var until: String?
+
+    @Option(name: .long, help: "The last DURATION up to now (7d, 24h, 90m): --since DURATION.")
+    var last: String?
+
+    @Option(name: .long, help: "table or json (top-level never_seen, unplanned, drift, rejected).")
+    var format: Format = .table
+
+    @Option(name: .long, help: "The store to read: file or postgres (default: as tally summary chooses).")
+    var store: SummaryStore.Kind?
+
+    @OptionGroup var dataDirectory: DataDirectoryOption
+
+    @OptionGroup var database: DatabaseOption
+
+    func validate() throws {
+        if last != nil, since != nil { throw ValidationError("--last and --since both set the start: give one.") }
+        if let last, !(last.count >= 2 && Int(last.dropLast()) != nil && "smhdw".contains(last.last ?? " ")) {
+            throw ValidationError("--last \(last.debugDescription): give a duration such as 7d, 24h or 90m.")
+        }
+        _ = try window(now: .now())
+        _ = try chosenStore()
+    }
+
+    private func window(now: Timestamp) throws -> StatusWindow {
+        var window = StatusWindow()
+        for (flag, value) in [("--since", since ?? last), ("--until", until)] {
+            guard let value else { continue }
+            guard let time = SummaryQuery.parseTime(value, now: now) else {
+                throw ValidationError(
+                    "\(flag) \(value.debugDescription): use RFC 3339, "
+                        + "a date like 2026-11-22, or 7d / 36h / 90m."
+                )
+            }
+            if flag == "--since" { window.since = time } else { window.until = time }
+        }
+        if let start = window.since, let end = window.until, !(start < end) {
+            throw ValidationError("--until is not after the window's start: nothing could match; swap them?")
+        }
+        return window
+    }
+
+    private func chosenStore() throws -> SummaryStore {
+        try SummaryStore.chosen(store, dataDirectory: dataDirectory, database: database)
+    }
+
+    func run() async throws {
+        let loaded = try registry.load()
+        let window = try window(now: .now())
+        let store = try chosenStore()
+        let observations: StatusObservations
+        switch store.kind {
+        case .postgres:
+            do {
+                let connection = try await PostgresConnection.connect(store.conninfo)
+                observations = try await PostgresStatusReader(connection: connection).observe(window, registry: loaded)
+                await connection.close()
+            } catch let error as PostgresError {
+                throw CommandFailure(database: error, doing: "cannot read the database")
+            }
+        case .file:
+            guard FileManager.default.fileExists(atPath: store.directory) else {
+                throw CommandFailure(
+                    .noInput,
+                    "no file store at \(store.directory) (run `tally ingest` first, or pass --data-dir)"
+                )
+            }
+            do {
+                observations = try FileStoreStatusReader(directory: store.directory).observe(window, registry: loaded)
+            } catch {
+                throw CommandFailure(.ioError, "cannot read the file store in \(store.directory): \(error)")
+            }
+        }
+        let report = StatusReport(registry: loaded, observations: observations)
+        let read = store.kind == .file ? "file \(store.directory)" : "postgres"
+        let text =
+            format == .json
+            ? StatusRenderer.json(report, window: window, store: read)
+            : StatusRenderer.table(report, window: window, store: read)
+        FileHandle.standardOutput.write(Data(text.utf8))
+        if report.hasFindings { throw ExitCode.findings }
+    }
+}
+
+extension StatusCommand.Format: Sendable {}
