@@ -26,8 +26,9 @@ struct StatusCommand: AsyncParsableCommand {
             integer when the plan normalizes strings, as validation does.
 
             Which store: as `tally summary` chooses (--store, --data-dir, --database-url, DATABASE_URL, PG*). \
-            PostgreSQL reads the window's events in one pass grouped in the server, the rollups for last seen \
-            and tally.failed_events; the file store reads its files. Both give the same report.
+            PostgreSQL groups the window's events in the server (three scans: time grows with the window, so \
+            give one on large tables), and reads the rollups for last seen and tally.failed_events; the file \
+            store reads its files. Both give the same report.
 
             Exit codes: 0 plans and data agree; 1 something was found (listed); 64 usage error; 65 the registry \
             has problems; 66 no file store at the data directory; 69 the database could not be reached; 74 the \
