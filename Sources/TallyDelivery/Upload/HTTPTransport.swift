@@ -5,15 +5,19 @@ import Foundation
 #endif
 
 /// Posts request bodies with URLSession (FoundationNetworking on Linux): nothing heavier in an app.
+///
+/// One session serves every uploader of the process, and a request runs to its own timeout even
+/// when the calling task is cancelled. Both work around FoundationNetworking on Linux: tearing a
+/// session down while libcurl still holds its sockets, and cancelling a task whose request fails
+/// fast (a refused connection), are known use-after-free and double-callback races there
+/// (swift-corelibs-foundation #4791, #5412, SR-11310); under ThreadSanitizer they crashed the
+/// consent tests. The timeout bounds the wait: the uploader passes what is left of its deadline.
 struct HTTPTransport: Sendable {
-    private let session: URLSession
-
-    init() {
+    private static let session: URLSession = {
         let configuration = URLSessionConfiguration.ephemeral
-        configuration.httpMaximumConnectionsPerHost = 1
         configuration.requestCachePolicy = .reloadIgnoringLocalCacheData
-        session = URLSession(configuration: configuration)
-    }
+        return URLSession(configuration: configuration)
+    }()
 
     /// POSTs `body` and returns the answer's status and `Retry-After`, or a transport failure.
     func post(
@@ -27,13 +31,16 @@ struct HTTPTransport: Sendable {
         request.httpBody = Data(body)
         request.timeoutInterval = max(1, Double(timeout.components.seconds))
         for (name, value) in headers { request.setValue(value, forHTTPHeaderField: name) }
-        do {
-            let (_, response) = try await session.data(for: request)
-            guard let http = response as? HTTPURLResponse else { return .transportFailure }
-            let retryAfter = http.value(forHTTPHeaderField: "Retry-After").flatMap(Self.retryAfter)
-            return .status(http.statusCode, retryAfter: retryAfter)
-        } catch {
-            return .transportFailure
+        return await withCheckedContinuation { continuation in
+            let task = Self.session.dataTask(with: request) { _, response, error in
+                guard error == nil, let http = response as? HTTPURLResponse else {
+                    continuation.resume(returning: .transportFailure)
+                    return
+                }
+                let retryAfter = http.value(forHTTPHeaderField: "Retry-After").flatMap(Self.retryAfter)
+                continuation.resume(returning: .status(http.statusCode, retryAfter: retryAfter))
+            }
+            task.resume()
         }
     }
 
