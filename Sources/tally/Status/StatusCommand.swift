@@ -43,14 +43,7 @@ struct StatusCommand: AsyncParsableCommand {
 
     @OptionGroup var registry: RegistryOption
 
-    @Option(name: .long, help: "From this time on: RFC 3339, a date (2026-11-22), or a duration ago (90m, 36h, 7d).")
-    var since: String?
-
-    @Option(name: .long, help: "Before this time, in the same forms as --since; must be after --since.")
-    var until: String?
-
-    @Option(name: .long, help: "The last DURATION up to now (7d, 24h, 90m): --since DURATION.")
-    var last: String?
+    @OptionGroup var window: TimeWindowOption
 
     @Option(name: .long, help: "table or json (top-level never_seen, unplanned, drift, rejected).")
     var format: Format = .table
@@ -63,30 +56,7 @@ struct StatusCommand: AsyncParsableCommand {
     @OptionGroup var database: DatabaseOption
 
     func validate() throws {
-        if last != nil, since != nil { throw ValidationError("--last and --since both set the start: give one.") }
-        if let last, !(last.count >= 2 && Int(last.dropLast()) != nil && "smhdw".contains(last.last ?? " ")) {
-            throw ValidationError("--last \(last.debugDescription): give a duration such as 7d, 24h or 90m.")
-        }
-        _ = try window(now: .now())
         _ = try chosenStore()
-    }
-
-    private func window(now: Timestamp) throws -> StatusWindow {
-        var window = StatusWindow()
-        for (flag, value) in [("--since", since ?? last), ("--until", until)] {
-            guard let value else { continue }
-            guard let time = SummaryQuery.parseTime(value, now: now) else {
-                throw ValidationError(
-                    "\(flag) \(value.debugDescription): use RFC 3339, "
-                        + "a date like 2026-11-22, or 7d / 36h / 90m."
-                )
-            }
-            if flag == "--since" { window.since = time } else { window.until = time }
-        }
-        if let start = window.since, let end = window.until, !(start < end) {
-            throw ValidationError("--until is not after the window's start: nothing could match; swap them?")
-        }
-        return window
     }
 
     private func chosenStore() throws -> SummaryStore {
@@ -95,7 +65,8 @@ struct StatusCommand: AsyncParsableCommand {
 
     func run() async throws {
         let loaded = try registry.load()
-        let window = try window(now: .now())
+        let bounds = try window.bounds(now: .now())
+        let window = StatusWindow(since: bounds.since, until: bounds.until)
         let store = try chosenStore()
         let observations: StatusObservations
         switch store.kind {

@@ -45,14 +45,7 @@ struct SummaryCommand: AsyncParsableCommand {
     @Option(name: .long, help: "Only this event name.")
     var event: String?
 
-    @Option(
-        name: .long,
-        help: "From this time on: RFC 3339, a date (2026-11-22), or a duration ago (90m, 36h, 7d, 2w)."
-    )
-    var since: String?
-
-    @Option(name: .long, help: "Before this time, in the same forms as --since; must be after --since.")
-    var until: String?
+    @OptionGroup var window: TimeWindowOption
 
     @Option(name: .long, help: "Row order: name (features and events A–Z, days and hours in time order) or count.")
     var sort: SummaryQuery.Sort = .name
@@ -81,23 +74,6 @@ struct SummaryCommand: AsyncParsableCommand {
             )
         }
         if let limit, limit < 1 { throw ValidationError("--limit must be 1 or more.") }
-        let now = Timestamp.now()
-        var times: [Timestamp] = []
-        for (flag, value) in [("--since", since), ("--until", until)] {
-            guard let value else { continue }
-            guard let time = SummaryQuery.parseTime(value, now: now) else {
-                throw ValidationError(
-                    "\(flag) \(value.debugDescription): use RFC 3339, a date like 2026-11-22, or 7d / 36h / 90m."
-                )
-            }
-            times.append(time)
-        }
-        if times.count == 2, !(times[0] < times[1]), let since, let until {
-            throw ValidationError(
-                "--until \(until) (\(times[1].rfc3339)) is not after --since \(since) (\(times[0].rfc3339)): "
-                    + "nothing could match; swap them?"
-            )
-        }
         _ = try chosenStore()
     }
 
@@ -106,13 +82,13 @@ struct SummaryCommand: AsyncParsableCommand {
     }
 
     func run() async throws {
-        let now = Timestamp.now()
+        let bounds = try window.bounds(now: .now())
         let query = SummaryQuery(
             grouping: by.first ?? .feature,
             feature: feature,
             event: event,
-            since: since.flatMap { SummaryQuery.parseTime($0, now: now) },
-            until: until.flatMap { SummaryQuery.parseTime($0, now: now) },
+            since: bounds.since,
+            until: bounds.until,
             sort: sort,
             limit: limit
         )
