@@ -147,7 +147,9 @@ public final class TallyDelivery: Service, Sendable {
 
     /// Writes every event tracked so far to the outbox, then uploads until the outbox is empty or
     /// `timeout` passes (a backoff that would outlast it ends the wait early). Returns whether the
-    /// outbox is empty. Needs ``run()`` to be running.
+    /// outbox is empty. `timeout` bounds the uploads only: the write is always waited for, so that
+    /// nothing is lost if the app is killed next (on a disk busy with other writes, its fsyncs can
+    /// take seconds). Needs ``run()`` to be running.
     @discardableResult
     public func flush(timeout: Duration) async -> Bool {
         let deadline = ContinuousClock.now + timeout

@@ -46,7 +46,7 @@ struct ConsentDeliveryTests {
         let tracker = delivery.tracker(feature: "shop")
         try await Self.running(delivery) {
             for _ in 0..<20 { tracker.track(Selected()) }
-            #expect(await delivery.flush(timeout: .seconds(5)) == false, "held: the outbox stays full")
+            #expect(await delivery.flush(timeout: .seconds(120)) == false, "held: the outbox stays full")
             #expect(await delivery.state().waitingEvents == 20)
             #expect(delivery.statistics.requests == 0, "no request under pending consent")
             // What waits is scrubbed already: the plan's hash, not the address.
@@ -58,7 +58,7 @@ struct ConsentDeliveryTests {
             let state = await delivery.state()
             #expect(state.waitingEvents == 0 && state.purged == 20)
             for _ in 0..<5 { tracker.track(Selected()) }
-            await delivery.flush(timeout: .seconds(1))
+            await delivery.flush(timeout: .seconds(120))  // held: returns once written
         }
         let statistics = delivery.statistics
         #expect(statistics.written == 20 && statistics.discardedNoConsent == 5 && statistics.requests == 0)
@@ -68,7 +68,7 @@ struct ConsentDeliveryTests {
         let nextTracker = next.tracker(feature: "shop")
         try await Self.running(next) {
             for _ in 0..<3 { nextTracker.track(Selected()) }
-            await next.flush(timeout: .seconds(1))
+            await next.flush(timeout: .seconds(120))  // held: returns once written
         }
         #expect(next.statistics.written == 0 && next.statistics.discardedNoConsent == 3)
         #expect(try FileManager.default.contentsOfDirectory(atPath: directory + "/batches").isEmpty)
@@ -85,7 +85,7 @@ struct ConsentDeliveryTests {
         let tracker = delivery.tracker(feature: "shop")
         try await Self.running(delivery) {
             tracker.track(Selected())
-            await delivery.flush(timeout: .seconds(1))
+            await delivery.flush(timeout: .seconds(120))  // held: returns once written
             #expect(delivery.statistics.requests == 0)
             try await delivery.setConsent(.granted)
             // The refused endpoint fails the request, but it was tried without waiting an hour.

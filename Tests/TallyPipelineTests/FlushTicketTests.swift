@@ -36,4 +36,23 @@ struct FlushTicketTests {
         let none = FlushTicket(parts: 0)
         await none.wait()
     }
+
+    @Test("a cancelled waiter returns at once; the others wait for the last part")
+    func cancelledWaiterReturns() async throws {
+        let ticket = FlushTicket(parts: 1)
+        let cancelled = Task { await ticket.wait() }
+        let waiting = Locked(true)
+        try await withThrowingTaskGroup(of: Void.self) { group in
+            group.addTask {
+                await ticket.wait()
+                waiting.withLock { $0 = false }
+            }
+            cancelled.cancel()
+            await cancelled.value
+            #expect(waiting.withLock { $0 }, "the other waiter is still waiting")
+            ticket.partDone()
+            try await group.waitForAll()
+        }
+        #expect(!waiting.withLock { $0 })
+    }
 }

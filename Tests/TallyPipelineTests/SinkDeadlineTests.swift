@@ -91,6 +91,24 @@ struct SinkDeadlineTests {
         #expect(clock.now.offset == .zero, "no backoff was waited")
     }
 
+    @Test("a cancelled flush() stops waiting on a stalled sink; the flush goes on and delivers")
+    func cancelledFlushReturns() async throws {
+        let sink = InMemorySink(name: "slow disk")
+        sink.isStalled = true
+        let pipeline = EventPipeline(sinks: [sink], configuration: Self.configuration(retry: .none))
+        try await pipeline.running {
+            try await pipeline.send(contentsOf: TestEvents.events(count: 10))
+            let waiter = Task { await pipeline.flush() }
+            while sink.writeAttempts < 1 { try await Task.sleep(for: .milliseconds(5)) }
+            waiter.cancel()
+            await waiter.value  // returns although the write still hangs
+            #expect(sink.eventCount == 0)
+            sink.isStalled = false
+            await pipeline.flush()
+        }
+        #expect(sink.eventCount == 10)
+    }
+
     @Test("errors are classed: timeouts and unknown errors transient, permission refusals permanent")
     func classes() {
         #expect(SinkErrorClass.of(PipelineError(code: .timedOut, message: "")) == .transient)

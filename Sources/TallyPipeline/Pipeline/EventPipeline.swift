@@ -140,7 +140,8 @@ public actor EventPipeline: Service {
     }
 
     /// Returns once every event accepted before the call was written by every sink and each sink
-    /// was flushed (made durable). Waits for ``run()`` if it has not started.
+    /// was flushed (made durable). Waits for ``run()`` if it has not started. A cancelled caller
+    /// stops waiting at once; the flush itself goes on.
     public nonisolated func flush() async {
         let ticket = FlushTicket(parts: workers.count)
         buffer.requestFlush(ticket)
