@@ -118,6 +118,21 @@ struct OutboxTests {
         #expect(report.properties.values["dropped_caps"] == .integer(20))
     }
 
+    @Test("batches a failed request brings back are put under the caps again at once")
+    func capsAfterAFailedRequest() throws {
+        let fixture = OutboxFixture()
+        defer { fixture.remove() }
+        let outbox = try fixture.open(caps: OutboxCaps(maxBytes: 1 << 30, maxEvents: 25))
+        for _ in 0..<2 { _ = outbox.write(OutboxFixture.events(10)) }
+        let claims = outbox.claim(maxEvents: 100)
+        for _ in 0..<2 { _ = outbox.write(OutboxFixture.events(10)) }
+        #expect(outbox.snapshot().waitingEvents == 40, "in flight: neither dropped nor counted")
+        #expect(claims.count == 2)
+        outbox.finish([])  // the request failed: the uploader records nothing
+        #expect(fixture.files(fixture.layout.batches) == ["0000000000000003-10.ndjson", "0000000000000004-10.ndjson"])
+        #expect(outbox.snapshot().losses.droppedCaps == 20)
+    }
+
     @Test("queue drops are counted with the next write, and reported")
     func queueDrops() throws {
         let fixture = OutboxFixture()

@@ -250,8 +250,9 @@ package final class Outbox: @unchecked Sendable {
         }
     }
 
-    /// Records what became of claimed batches (nil: still waiting) and clears the in-flight mark.
-    /// Returns the events counted for each reason (a batch that meanwhile left counts nothing).
+    /// Records what became of claimed batches (nil or absent: still waiting, and under the caps
+    /// again) and clears the in-flight mark. Returns the events counted for each reason (a batch that
+    /// meanwhile left counts nothing).
     @discardableResult
     package func finish(_ outcomes: [(name: String, reason: OutboxLedger.LeaveReason?)]) -> [OutboxLedger
         .LeaveReason: Int]
@@ -281,6 +282,9 @@ package final class Outbox: @unchecked Sendable {
                 }
             }
             ledger.inFlight = []
+            // Batches a failed request brings back were not counted under the caps while in
+            // flight: checked now, so that the outbox is within them whenever nothing is in flight.
+            enforceCaps(&ledger, &entries)
             return counted
         }
     }

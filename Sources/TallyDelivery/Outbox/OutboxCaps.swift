@@ -34,8 +34,8 @@ public struct OutboxCaps: Sendable, Hashable {
     /// The batches to drop, oldest first, so that the rest is within the caps at `now` (seconds
     /// since the epoch). `batches` are the event batches, oldest first. Those in `protected` (in
     /// flight) are neither dropped nor counted: they leave the outbox when acknowledged, and a
-    /// request that fails brings them back under the caps at the next check. Counting them dropped
-    /// the batch just written while a request carried everything older.
+    /// request that fails brings them back under the caps, checked again then. Counting them
+    /// dropped the batch just written while a request carried everything older.
     package func overflow(_ batches: [Batch], protected: Set<String>, now: Int64) -> [Batch] {
         let waiting = batches.filter { !protected.contains($0.name) }
         var bytes = waiting.reduce(0) { $0 + $1.bytes }
