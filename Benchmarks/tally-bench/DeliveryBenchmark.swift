@@ -140,8 +140,10 @@ enum DeliveryBenchmark {
         let plans = directory + "/privacy-plans"
         try FileManager.default.createDirectory(atPath: plans, withIntermediateDirectories: true)
         let plan = #"""
-            {"feature": "episode", "events": [{"name": "episode_list_episode_selected", "version": "1-0-0",
-              "x-tally-sample-rate": 0.5,
+            {"feature": "episode", "description": "The bench's event, its personal data marked.",
+             "screens": ["episode_list"],
+             "events": [{"name": "episode_list_episode_selected", "version": "1-0-0",
+              "description": "An episode tapped in the list.", "x-tally-sample-rate": 0.5,
               "properties": {"type": "object", "properties": {
                 "episode_id": {"type": "string", "x-tally-personal-data": "hash"},
                 "position": {"type": "integer", "x-tally-personal-data": "remove"}}}}]}
