@@ -351,3 +351,15 @@ let package = Package(
         ),
     ]
 )
+
+// scripts/test.sh's ThreadSanitizer pass: this package's own targets instrumented, in the same build
+// directory as the plain build, so that the dependencies (NIO, Hummingbird, swift-syntax: most of the
+// build) are not compiled again with `swift test --sanitize=thread` (that second full build took 9 of
+// the suite's 23 minutes). What only a dependency does is not checked, as with the toolchain's own
+// libraries; the next plain build recompiles only these targets.
+if Context.environment["TALLY_SANITIZE_THREAD"] == "1" {
+    for target in package.targets where [.regular, .executable, .test].contains(target.type) {
+        target.swiftSettings = (target.swiftSettings ?? []) + [.unsafeFlags(["-sanitize=thread"])]
+        target.linkerSettings = (target.linkerSettings ?? []) + [.unsafeFlags(["-sanitize=thread"])]
+    }
+}
