@@ -82,7 +82,10 @@ struct AppModeOptions: ParsableArguments {
         if let rate, !(rate > 0) { throw ValidationError("--rate must be positive.") }
         if let maxOutboxBytes, maxOutboxBytes < 1 { throw ValidationError("--max-outbox-bytes must be positive.") }
         if let maxOutboxEvents, maxOutboxEvents < 1 { throw ValidationError("--max-outbox-events must be positive.") }
-        if let maxOutboxAge, !(maxOutboxAge >= 0) { throw ValidationError("--max-outbox-age must not be negative.") }
+        if let maxOutboxAge, !(maxOutboxAge > 0) { throw ValidationError("--max-outbox-age must be positive.") }
+        if writeKey?.isEmpty == true {
+            throw ValidationError("--write-key must not be empty: `tally keys add` prints one.")
+        }
     }
 
     /// The delivery settings these flags ask for.

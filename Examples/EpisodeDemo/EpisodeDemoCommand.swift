@@ -43,7 +43,7 @@ struct EpisodeDemoCommand: AsyncParsableCommand {
             """
     )
 
-    @Option(name: .long, help: "Data directory of the file store (default: $TALLY_DATA_DIR, else ./tally-data).")
+    @Option(name: .long, help: "Data directory of the file store ($TALLY_DATA_DIR when set).")
     var dataDir: String = FileStoreLayout.defaultRoot
 
     @Option(name: .long, help: "Screen visits to simulate.")
@@ -80,6 +80,37 @@ struct EpisodeDemoCommand: AsyncParsableCommand {
         guard visits >= 1 else { throw ValidationError("--visits must be at least 1.") }
         guard !dataDir.isEmpty else { throw ValidationError("--data-dir must not be empty.") }
         try app.validate()
+        try validateSDKFlags()
+    }
+
+    /// The SDK flags act in app mode only, at a visit that happens.
+    private func validateSDKFlags() throws {
+        let visitFlags = [
+            ("--login-after", sdk.loginAfter), ("--logout-after", sdk.logoutAfter),
+            ("--background-after", sdk.backgroundAfter),
+        ]
+        guard app.isEnabled else {
+            let used =
+                visitFlags.contains { $0.1 != nil } || sdk.sessionEvents || sdk.lifecycle
+                || !(sdk.superProperty + sdk.enrich + sdk.dropEvent).isEmpty
+            if used {
+                throw ValidationError("The identity, session, lifecycle and hook flags need app mode (--endpoint …).")
+            }
+            return
+        }
+        for case (let name, let visit?) in visitFlags {
+            guard visit >= 1 else { throw ValidationError("\(name) counts visits from 1: give 1 or more.") }
+            if !untilSignal, visit > visits {
+                throw ValidationError("\(name) \(visit) is past the run's last visit (--visits \(visits)).")
+            }
+        }
+        if sdk.backgroundAfter != nil, !sdk.lifecycle {
+            throw ValidationError("--background-after reports lifecycle events: add --lifecycle.")
+        }
+        if sdk.userID.isEmpty { throw ValidationError("--user-id must not be empty.") }
+        if app.runID != nil, sdk.sessionEvents {
+            throw ValidationError("--run-id replaces the session id that --session-events reports: give one of them.")
+        }
     }
 
     func run() async throws {

@@ -15,7 +15,7 @@ struct SDKOptions: ParsableArguments {
     @Option(name: .long, help: "Reset the identity (logout) after this many visits.")
     var logoutAfter: Int?
 
-    @Option(name: .long, help: "Seconds without events that end a session (default 1800).")
+    @Option(name: .long, help: "Seconds without events that end a session.")
     var sessionTimeout: Double = 1800
 
     @Flag(name: .long, help: "Track session_started and session_ended.")
@@ -43,11 +43,6 @@ struct SDKOptions: ParsableArguments {
     var dropEvent: [String] = []
 
     func validate() throws {
-        for (name, value) in [
-            ("--login-after", loginAfter), ("--logout-after", logoutAfter), ("--background-after", backgroundAfter),
-        ] {
-            if let value, value < 0 { throw ValidationError("\(name) must not be negative.") }
-        }
         guard sessionTimeout > 0 else { throw ValidationError("--session-timeout must be positive.") }
         for pair in superProperty + enrich where Self.split(pair) == nil {
             throw ValidationError("\(pair.debugDescription) is not KEY=VALUE.")

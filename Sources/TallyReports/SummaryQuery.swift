@@ -98,6 +98,11 @@ package struct SummaryQuery: Sendable, Hashable {
         case "w": seconds = 604_800
         default: return nil
         }
-        return now.advanced(byNanoseconds: -amount * seconds * 1_000_000_000)
+        // A duration past what an Int64 of nanoseconds holds (about 292 years) is no time at all.
+        let (inSeconds, overflow) = amount.multipliedReportingOverflow(by: seconds)
+        let (nanoseconds, overflowNanos) = inSeconds.multipliedReportingOverflow(by: 1_000_000_000)
+        let (_, overflowNow) = now.nanosecondsSinceEpoch.subtractingReportingOverflow(nanoseconds)
+        guard !overflow, !overflowNanos, !overflowNow else { return nil }
+        return now.advanced(byNanoseconds: -nanoseconds)
     }
 }

@@ -18,8 +18,13 @@ struct TimeWindowOption: ParsableArguments {
 
     func validate() throws {
         if last != nil, since != nil { throw ValidationError("--last and --since both set the start: give one.") }
-        if let last, SummaryQuery.parseTime(last) == nil || !"smhdw".contains(last.last ?? " ") {
-            throw ValidationError("--last \(last.debugDescription): give a duration such as 7d, 24h or 90m.")
+        if let last,
+            SummaryQuery.parseTime(last) == nil || !"smhdw".contains(last.last ?? " ")
+                || Int64(last.dropLast()) == 0
+        {
+            throw ValidationError(
+                "--last \(last.debugDescription): give a duration above zero and within 292 years, such as 7d, 24h or 90m."
+            )
         }
         _ = try bounds(now: .now())
     }
@@ -32,7 +37,8 @@ struct TimeWindowOption: ParsableArguments {
             guard let value else { continue }
             guard let time = SummaryQuery.parseTime(value, now: now) else {
                 throw ValidationError(
-                    "\(flag) \(value.debugDescription): use RFC 3339, a date like 2026-11-22, or 7d / 36h / 90m."
+                    "\(flag) \(value.debugDescription): use RFC 3339, a date like 2026-11-22, "
+                        + "or a duration ago within 292 years (7d / 36h / 90m)."
                 )
             }
             if flag == "--since" { times.since = time } else { times.until = time }

@@ -21,7 +21,7 @@ struct ExitCodeTests {
         }
     }
 
-    @Test("usage errors are 64: --until not after --since, --by twice, a missing or directory input, bad limits")
+    @Test("usage errors are 64: a bad time window, --by twice, a missing or directory input, bad limits, no registry")
     func usageErrors() throws {
         let directory = try CLI.temporaryDirectory("exit")
         defer { try? FileManager.default.removeItem(atPath: directory) }
@@ -36,6 +36,16 @@ struct ExitCodeTests {
                 "is not after --since"
             ),
             (["summary", "--since", "1d", "--until", "2d", "--data-dir", data], "is not after --since"),
+            (["summary", "--last", "99999999d", "--data-dir", data], "within 292 years"),  // was an overflow trap
+            (["summary", "--since", "99999999h", "--data-dir", data], "within 292 years"),
+            (["summary", "--last", "0d", "--data-dir", data], "above zero"),
+            (
+                [
+                    "keys", "add", "--keys", directory + "/keys.json", "--source", "app", "--registry",
+                    directory + "/none",
+                ],
+                "no such directory"
+            ),
             (["summary", "--by", "day", "--by", "event", "--data-dir", data], "--by given 2 times"),
             (["summary", "--limit", "0", "--data-dir", data], "--limit must be 1 or more"),
             (["ingest", directory + "/nope.ndjson"], "does not exist"),

@@ -41,9 +41,23 @@ struct KeysCommand: AsyncParsableCommand {
             if let feature, let problem = NamingRules.problemWithSentName(feature) {
                 throw ValidationError("--feature \(problem)")
             }
+            var isDirectory: ObjCBool = false
+            if let registry,
+                !FileManager.default.fileExists(atPath: registry, isDirectory: &isDirectory) || !isDirectory.boolValue
+            {
+                throw ValidationError("--registry \(registry): no such directory (the plans `tally serve` will load).")
+            }
         }
 
         func run() throws {
+            // Checked now rather than when `tally serve` starts and refuses the keys file.
+            if let registry {
+                do {
+                    _ = try SchemaRegistry.load(directory: registry)
+                } catch {
+                    throw CommandFailure(.dataError, "the registry \(registry) has problems: \(error)")
+                }
+            }
             var file = WriteKeysFile()
             if FileManager.default.fileExists(atPath: keys) {
                 do {
