@@ -189,8 +189,13 @@ package final class Uploader: Sendable {
                 ],
                 timeout: min(configuration.requestTimeout, max(remaining, .seconds(1)))
             )
-            var random = SystemRandomNumberGenerator()
-            let action = machine.withLock { $0.received(response, events: request.events.count, using: &random) }
+            let action = machine.withLock { machine in
+                // Made here, not as a `var` of this async function: an inout access to that empty
+                // struct in the async frame had no valid address under ThreadSanitizer, whose
+                // access check then crashed (SEGV in `received`, retry path only).
+                var random = SystemRandomNumberGenerator()
+                return machine.received(response, events: request.events.count, using: &random)
+            }
             counters.withLock {
                 $0.requests += 1
                 if action != .delete { $0.failures += 1 }

@@ -32,13 +32,9 @@ struct SinkWorker: Sendable {
                         inFlight -= 1
                     }
                     if limit == 1 {
-                        var random = SystemRandomNumberGenerator()
-                        await deliver(events, random: &random)
+                        await deliver(events)
                     } else {
-                        group.addTask {
-                            var random = SystemRandomNumberGenerator()
-                            await deliver(events, random: &random)
-                        }
+                        group.addTask { await deliver(events) }
                         inFlight += 1
                     }
                 case .flush(let ticket):
@@ -70,7 +66,7 @@ struct SinkWorker: Sendable {
         }
     }
 
-    private func deliver(_ events: [EventEnvelope], random: inout SystemRandomNumberGenerator) async {
+    private func deliver(_ events: [EventEnvelope]) async {
         var attempt = 0
         while true {
             attempt += 1
@@ -97,7 +93,12 @@ struct SinkWorker: Sendable {
                     await deadLetter(events, reason: reason, attempts: attempt)
                     return
                 }
-                let backoff = retry.jitteredBackoff(afterAttempt: attempt, using: &random)
+                // A local of this synchronous statement, not an inout `var` of the async frame: that
+                // empty struct had no valid address there under ThreadSanitizer (see Uploader.send).
+                let backoff = { () -> Duration in
+                    var random = SystemRandomNumberGenerator()
+                    return retry.jitteredBackoff(afterAttempt: attempt, using: &random)
+                }()
                 logger.warning(
                     "sink write failed, retrying",
                     metadata: [
