@@ -10,8 +10,8 @@ import Foundation
 /// when the calling task is cancelled. Both work around FoundationNetworking on Linux: tearing a
 /// session down while libcurl still holds its sockets, and cancelling a task whose request fails
 /// fast (a refused connection), are known use-after-free and double-callback races there
-/// (swift-corelibs-foundation #4791, #5412, SR-11310); under ThreadSanitizer they crashed the
-/// consent tests. The timeout bounds the wait: the uploader passes what is left of its deadline.
+/// (swift-corelibs-foundation #4791, #5412, SR-11310). The timeout bounds the wait: the uploader
+/// passes what is left of its deadline.
 struct HTTPTransport: Sendable {
     private static let session: URLSession = {
         let configuration = URLSessionConfiguration.ephemeral

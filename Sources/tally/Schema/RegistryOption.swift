@@ -18,7 +18,11 @@ struct RegistryOption: ParsableArguments {
 
     /// Loads the registry, printing every problem to stderr and exiting 65 when there are any.
     func load() throws -> SchemaRegistry {
-        let directory = try directory()
+        try Self.load(directory: directory())
+    }
+
+    /// Loads the registry in `directory`, with the same messages and exit code as ``load()``.
+    static func load(directory: String) throws -> SchemaRegistry {
         do {
             return try SchemaRegistry.load(directory: directory)
         } catch {

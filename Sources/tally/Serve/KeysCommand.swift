@@ -51,13 +51,7 @@ struct KeysCommand: AsyncParsableCommand {
 
         func run() throws {
             // Checked now rather than when `tally serve` starts and refuses the keys file.
-            if let registry {
-                do {
-                    _ = try SchemaRegistry.load(directory: registry)
-                } catch {
-                    throw CommandFailure(.dataError, "the registry \(registry) has problems: \(error)")
-                }
-            }
+            if let registry { _ = try RegistryOption.load(directory: registry) }
             var file = WriteKeysFile()
             if FileManager.default.fileExists(atPath: keys) {
                 do {
