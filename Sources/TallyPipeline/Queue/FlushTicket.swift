@@ -16,19 +16,19 @@ final class FlushTicket: Sendable {
 
     /// One sink worker is done; the last one releases the waiters.
     func partDone() {
-        release(after: { $0.remaining -= 1 })
+        let waiters = state.withLock { state -> [CheckedContinuation<Void, Never>] in
+            state.remaining -= 1
+            guard state.remaining <= 0 else { return [] }
+            defer { state.waiters = [:] }
+            return Array(state.waiters.values)
+        }
+        for waiter in waiters { waiter.resume() }
     }
 
     /// Releases the waiters whatever the count (no sinks, or the pipeline is gone).
     func complete() {
-        release(after: { $0.remaining = 0 })
-    }
-
-    /// Applies `update`, then resumes every waiter if nothing remains.
-    private func release(after update: (inout State) -> Void) {
         let waiters = state.withLock { state -> [CheckedContinuation<Void, Never>] in
-            update(&state)
-            guard state.remaining <= 0 else { return [] }
+            state.remaining = 0
             defer { state.waiters = [:] }
             return Array(state.waiters.values)
         }
