@@ -1,3 +1,4 @@
+import TallyCore
 import Testing
 
 @testable import TallyDelivery
@@ -84,18 +85,36 @@ struct OutboxLedgerTests {
     @Test("caps drop the oldest batches until bytes, events and age are within them; in-flight ones stay, uncounted")
     func caps() {
         let batches = (1...4).map {
-            OutboxCaps.Batch(name: "b\($0)", events: 10, bytes: 1_000, writtenAt: 1_000 + Int64($0))
+            OutboxCaps.Batch(
+                name: "b\($0)",
+                events: 10,
+                bytes: 1_000,
+                writtenAt: Timestamp(secondsSinceEpoch: 1_000 + Int64($0))
+            )
         }
+        let now = Timestamp(secondsSinceEpoch: 1_010)
         let byEvents = OutboxCaps(maxBytes: 1 << 30, maxEvents: 25, maxAge: .seconds(3600))
-        #expect(byEvents.overflow(batches, protected: [], now: 1_010).map(\.name) == ["b1", "b2"])
+        #expect(byEvents.overflow(batches, protected: [], now: now).map(\.name) == ["b1", "b2"])
         let byBytes = OutboxCaps(maxBytes: 3_000, maxEvents: 1 << 30, maxAge: .seconds(3600))
-        #expect(byBytes.overflow(batches, protected: [], now: 1_010).map(\.name) == ["b1"])
-        #expect(byBytes.overflow(batches, protected: ["b1"], now: 1_010).isEmpty)
+        #expect(byBytes.overflow(batches, protected: [], now: now).map(\.name) == ["b1"])
+        #expect(byBytes.overflow(batches, protected: ["b1"], now: now).isEmpty)
         let tighter = OutboxCaps(maxBytes: 1 << 30, maxEvents: 15, maxAge: .seconds(3600))
-        #expect(tighter.overflow(batches, protected: ["b1"], now: 1_010).map(\.name) == ["b2", "b3"])
+        #expect(tighter.overflow(batches, protected: ["b1"], now: now).map(\.name) == ["b2", "b3"])
         let byAge = OutboxCaps(maxBytes: 1 << 30, maxEvents: 1 << 30, maxAge: .seconds(10))
-        #expect(byAge.overflow(batches, protected: [], now: 1_013).map(\.name) == ["b1", "b2"])
-        #expect(byAge.overflow(batches, protected: [], now: 1_005).isEmpty)
+        #expect(byAge.overflow(batches, protected: [], now: now.advanced(byNanoseconds: 3_000_000_000)).count == 2)
+        #expect(byAge.overflow(batches, protected: [], now: now.advanced(byNanoseconds: -5_000_000_000)).isEmpty)
+        // Exact below the second (a file's time was whole seconds, which kept a batch 2.5 s old under
+        // a 2 s cap): 2.5 s past the write is past the cap, 1.5 s is not.
+        let twoSeconds = OutboxCaps(maxBytes: 1 << 30, maxEvents: 1 << 30, maxAge: .seconds(2))
+        let writtenAt = Timestamp(secondsSinceEpoch: 10, nanoseconds: 900_000_000)
+        let written = [OutboxCaps.Batch(name: "b", events: 1, bytes: 1, writtenAt: writtenAt)]
+        #expect(
+            twoSeconds.overflow(written, protected: [], now: writtenAt.advanced(byNanoseconds: 2_500_000_000)).count
+                == 1
+        )
+        #expect(
+            twoSeconds.overflow(written, protected: [], now: writtenAt.advanced(byNanoseconds: 1_500_000_000)).isEmpty
+        )
     }
 
     @Test("a split interrupted by a crash: finished when every part is there, else its parts are removed")

@@ -31,7 +31,7 @@ extension Outbox {
                 directory: layout.batches,
                 temporaryDirectory: layout.temporary
             )
-            entries.append(SystemFiles.Entry(name: name, size: 0, modified: Timestamp.now().secondsSinceEpoch))
+            entries.append(SystemFiles.Entry(name: name, size: 0, modified: Timestamp.now()))
             return true
         } catch {
             logger.error("outbox: cannot write the diagnostics report", metadata: ["error": "\(error)"])
@@ -49,7 +49,7 @@ extension Outbox {
                 writtenAt: entry.modified
             )
         }.sorted { $0.name < $1.name }
-        let overflow = caps.overflow(batches, protected: Set(ledger.inFlight), now: Timestamp.now().secondsSinceEpoch)
+        let overflow = caps.overflow(batches, protected: Set(ledger.inFlight), now: Timestamp.now())
         guard !overflow.isEmpty else { return }
         for batch in overflow where ledger.settle(batch.name, as: .delete, reason: .droppedCaps) {
             run.withLock { $0.droppedCaps += UInt64(batch.events) }

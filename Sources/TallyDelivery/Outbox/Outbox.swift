@@ -118,7 +118,7 @@ package final class Outbox: @unchecked Sendable {
                 SystemFiles.Entry(
                     name: name.description,
                     size: bytes.count,
-                    modified: Timestamp.now().secondsSinceEpoch
+                    modified: Timestamp.now()
                 )
             )
             enforceCaps(&ledger, &entries)
@@ -302,7 +302,7 @@ package final class Outbox: @unchecked Sendable {
                 waitingEvents: batches.reduce(0) { $0 + $1.1.events },
                 waitingBatches: batches.count,
                 waitingBytes: batches.reduce(0) { $0 + $1.0.size },
-                oldestAge: oldest.map { .seconds(max(0, Timestamp.now().secondsSinceEpoch - $0)) },
+                oldestAge: oldest.map { .seconds(max(0, Timestamp.now().secondsSinceEpoch - $0.secondsSinceEpoch)) },
                 written: ledger.written,
                 uploaded: ledger.uploaded,
                 purged: ledger.purged,
@@ -366,7 +366,8 @@ package final class Outbox: @unchecked Sendable {
     /// Temporary files older than an hour were left by a crash (a live writer renames within a second).
     private func removeStaleTemporaryFiles() {
         let cutoff = Timestamp.now().secondsSinceEpoch - 3600
-        for entry in SystemFiles.list(layout.temporary) where entry.modified < cutoff && entry.name != "reserve" {
+        for entry in SystemFiles.list(layout.temporary)
+        where entry.modified.secondsSinceEpoch < cutoff && entry.name != "reserve" {
             SystemFiles.remove(layout.temporary + "/" + entry.name)
         }
     }

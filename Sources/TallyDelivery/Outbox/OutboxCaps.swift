@@ -1,3 +1,5 @@
+package import TallyCore
+
 /// Limits on what the outbox keeps on disk. Past any of them, the oldest batches are dropped
 /// (counted in `dropped_caps` and reported to the server) until it is within all of them again.
 public struct OutboxCaps: Sendable, Hashable {
@@ -20,10 +22,10 @@ public struct OutboxCaps: Sendable, Hashable {
         package var name: String
         package var events: Int
         package var bytes: Int
-        /// Seconds since the epoch when it was written.
-        package var writtenAt: Int64
+        /// When it was written.
+        package var writtenAt: Timestamp
 
-        package init(name: String, events: Int, bytes: Int, writtenAt: Int64) {
+        package init(name: String, events: Int, bytes: Int, writtenAt: Timestamp) {
             self.name = name
             self.events = events
             self.bytes = bytes
@@ -31,19 +33,21 @@ public struct OutboxCaps: Sendable, Hashable {
         }
     }
 
-    /// The batches to drop, oldest first, so that the rest is within the caps at `now` (seconds
-    /// since the epoch). `batches` are the event batches, oldest first. Those in `protected` (in
+    /// The batches to drop, oldest first, so that the rest is within the caps at `now`. `batches` are the event batches, oldest first. Those in `protected` (in
     /// flight) are neither dropped nor counted: they leave the outbox when acknowledged, and a
     /// request that fails brings them back under the caps, checked again then. Counting them
     /// dropped the batch just written while a request carried everything older.
-    package func overflow(_ batches: [Batch], protected: Set<String>, now: Int64) -> [Batch] {
+    package func overflow(_ batches: [Batch], protected: Set<String>, now: Timestamp) -> [Batch] {
         let waiting = batches.filter { !protected.contains($0.name) }
         var bytes = waiting.reduce(0) { $0 + $1.bytes }
         var events = waiting.reduce(0) { $0 + $1.events }
-        let maxAgeSeconds = maxAge.components.seconds
+        let (seconds, attoseconds) = maxAge.components
+        let maxAgeNanoseconds = seconds.multipliedReportingOverflow(by: 1_000_000_000)
+        let limit =
+            maxAgeNanoseconds.overflow ? Int64.max : maxAgeNanoseconds.partialValue &+ attoseconds / 1_000_000_000
         var dropped: [Batch] = []
         for batch in waiting {
-            let tooOld = now - batch.writtenAt > maxAgeSeconds
+            let tooOld = now.nanosecondsSinceEpoch &- batch.writtenAt.nanosecondsSinceEpoch > limit
             guard bytes > maxBytes || events > maxEvents || tooOld else { break }
             dropped.append(batch)
             bytes -= batch.bytes

@@ -14,8 +14,9 @@ enum SystemFiles {
     struct Entry {
         var name: String
         var size: Int
-        /// Seconds since the epoch of the last write (the batch's write time: files are never modified).
-        var modified: Int64
+        /// The last write (the batch's write time: files are never modified), to the nanosecond, so
+        /// that an age cap of a few seconds is not off by up to two of them.
+        var modified: Timestamp
     }
 
     /// `bytes` written to a new file in `temporaryDirectory`, fsynced, renamed to `path` and the
@@ -101,9 +102,15 @@ enum SystemFiles {
             var info = stat()
             guard stat(directory + "/" + name, &info) == 0, (info.st_mode & S_IFMT) == S_IFREG else { continue }
             #if canImport(Darwin)
-                let modified = Int64(info.st_mtimespec.tv_sec)
+                let modified = Timestamp(
+                    secondsSinceEpoch: Int64(info.st_mtimespec.tv_sec),
+                    nanoseconds: Int64(info.st_mtimespec.tv_nsec)
+                )
             #else
-                let modified = Int64(info.st_mtim.tv_sec)
+                let modified = Timestamp(
+                    secondsSinceEpoch: Int64(info.st_mtim.tv_sec),
+                    nanoseconds: Int64(info.st_mtim.tv_nsec)
+                )
             #endif
             let listedEntry = Entry(name: name, size: Int(info.st_size), modified: modified)
             entries.append(listedEntry)
