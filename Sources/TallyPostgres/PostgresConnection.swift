@@ -160,9 +160,12 @@ public final class PostgresConnection: @unchecked Sendable {
             return state.next
         }
         do {
-            return try await io.run(onCancel: { self.sendCancel(id) }) { _ in
+            return try await io.run(onCancel: { self.sendCancel(id) }) { interruption in
                 self.cancel.withLock { $0.running = id }
                 defer { self.cancel.withLock { $0.running = nil } }
+                // Cancelled while queued: the server would ignore a cancel that came before the
+                // statement, so nothing starts.
+                if interruption.isRequested { throw CancellationError() }
                 return try body(self)
             }
         } catch let error as PostgresError where error.sqlState == "57014" && Task.isCancelled {
@@ -170,16 +173,22 @@ public final class PostgresConnection: @unchecked Sendable {
         }
     }
 
-    /// Asks the server to cancel call `id` if it still runs. `PQcancel` opens a connection of its
-    /// own, so it runs on a global queue, never on the cancelling (perhaps cooperative) thread. It
-    /// holds the lock meanwhile, so that the next call cannot start and be cancelled instead.
+    /// Asks the server to cancel call `id`, and again every 100 ms while it still runs: the server
+    /// ignores a cancel that reaches it between statements (a transaction's `BEGIN` done, its
+    /// `COPY` not yet sent), and a statement started after that could wait on a lock for good.
+    /// `PQcancel` opens a connection of its own, so it runs on a global queue, never on the
+    /// cancelling (perhaps cooperative) thread. It holds the lock meanwhile, so that the next call
+    /// cannot start and be cancelled instead.
     private func sendCancel(_ id: UInt64) {
         DispatchQueue.global().async {
-            self.cancel.withLock { state in
-                guard state.running == id, let request = state.request else { return }
+            let running = self.cancel.withLock { state -> Bool in
+                guard state.running == id, let request = state.request else { return false }
                 var message = [CChar](repeating: 0, count: 256)
                 _ = PQcancel(request, &message, Int32(message.count))
+                return true
             }
+            guard running else { return }
+            DispatchQueue.global().asyncAfter(deadline: .now() + .milliseconds(100)) { self.sendCancel(id) }
         }
     }
 

@@ -123,6 +123,37 @@ struct PostgresSinkFailureTests {
         await connection.close()
     }
 
+    @Test("a cancel that reaches the server between a transaction's statements still cancels the next one")
+    func cancelBetweenStatements() async throws {
+        let database = try await TestDatabase.create()
+        #expect(try TestDatabase.tally(["migrate", "--database-url", database.url]).status == 0)
+        let locker = try await PostgresConnection.connect(database.url)
+        try await locker.execute("BEGIN; LOCK TABLE tally.events IN ACCESS EXCLUSIVE MODE")
+        // Released after 20 s whatever happens, so that a cancel the server ignored fails the
+        // test instead of hanging it.
+        let release = Task {
+            try? await Task.sleep(for: .seconds(20))
+            try? await locker.execute("COMMIT")
+        }
+        let connection = try await PostgresConnection.connect(database.url)
+        let write = Task {
+            try await connection.transaction { transaction in
+                usleep(500_000)  // between statements: the backend is idle when the cancel comes
+                try transaction.execute("SELECT count(*) FROM tally.events")  // waits on the lock
+            }
+        }
+        try await Task.sleep(for: .milliseconds(200))
+        let cancelled = ContinuousClock.now
+        write.cancel()
+        await #expect(throws: CancellationError.self) { try await write.value }
+        #expect(ContinuousClock.now - cancelled < .seconds(15), "the statement after the cancel was not cancelled")
+        release.cancel()
+        try await locker.execute("COMMIT")
+        #expect(try await connection.query("SELECT 1") == [["1"]])
+        await connection.close()
+        await locker.close()
+    }
+
     @Test("connections get connect_timeout and keepalives unless the URL sets them")
     func connectionDefaults() async throws {
         let database = try await TestDatabase.create()
