@@ -59,7 +59,7 @@ struct ExitCodeTests {
         }
     }
 
-    @Test("65 data, 66 no store, 73 cannot create; every code documented in --help")
+    @Test("65 data, 66 no store or keys file, 73 cannot create; every code documented in --help")
     func otherCodes() throws {
         let directory = try CLI.temporaryDirectory("exit")
         defer { try? FileManager.default.removeItem(atPath: directory) }
@@ -79,6 +79,18 @@ struct ExitCodeTests {
         try "{ not json".write(toFile: brokenRegistry + "/shop.json", atomically: true, encoding: .utf8)
         let registry = try CLI.run(["ingest", garbage, "--registry", brokenRegistry, "--data-dir", directory + "/d"])
         #expect(registry.status == 65, "a registry with problems is a data error: \(registry.stderr)")
+        // Keys files: missing is 66, not a keys file 65 (with the key that is wrong), unwritable 73,
+        // each in the system's words rather than Foundation's "NSCocoaErrorDomain error 512".
+        let noKeys = try CLI.run(["keys", "list", "--keys", directory + "/none.json"])
+        #expect(noKeys.status == 66 && noKeys.stderr.contains("tally keys add --keys"), "\(noKeys.stderr)")
+        let wrongKeys = directory + "/wrong.json"
+        try #"{"keys":[{"source":"app"}]}"#.write(toFile: wrongKeys, atomically: true, encoding: .utf8)
+        let wrong = try CLI.run(["keys", "list", "--keys", wrongKeys])
+        #expect(wrong.status == 65 && wrong.stderr.contains(#"$.keys[0] has no "sha256""#), "\(wrong.stderr)")
+        let unwritableKeys = try CLI.run(["keys", "add", "--keys", file + "/keys.json", "--source", "app"])
+        #expect(unwritableKeys.status == 73, "\(unwritableKeys.stderr)")
+        #expect(unwritableKeys.stderr.contains("not a directory"), "\(unwritableKeys.stderr)")
+        #expect(!unwritableKeys.stderr.contains("NSCocoaErrorDomain"), "\(unwritableKeys.stderr)")
         let help = try CLI.run(["--help"])
         for code in ["64", "65", "66", "69", "73", "74", "75"] {
             #expect(help.stdout.contains(code), "tally --help documents \(code)")

@@ -82,7 +82,7 @@ struct SchemaImportCommand: ParsableCommand {
                     )
                 }
             } catch {
-                Terminal.error("cannot write to \(output): \(error.localizedDescription)")
+                Terminal.error("cannot write to \(output): \(FileErrorText.describe(error))")
                 throw ExitCode.ioError
             }
         }

@@ -57,7 +57,10 @@ struct KeysCommand: AsyncParsableCommand {
                 do {
                     file = try WriteKeysFile.load(keys)
                 } catch {
-                    throw CommandFailure(.dataError, "cannot read the keys file \(keys): \(error.localizedDescription)")
+                    throw CommandFailure(
+                        .dataError,
+                        "cannot read the keys file \(keys): \(FileErrorText.describe(error))"
+                    )
                 }
             }
             let key = WriteKeysFile.makeKey()
@@ -72,7 +75,10 @@ struct KeysCommand: AsyncParsableCommand {
             do {
                 try file.save(keys)
             } catch {
-                throw CommandFailure(.cannotCreate, "cannot write the keys file \(keys): \(error.localizedDescription)")
+                throw CommandFailure(
+                    .cannotCreate,
+                    "cannot write the keys file \(keys): \(FileErrorText.describe(error))"
+                )
             }
             Terminal.print(key)
         }
@@ -89,8 +95,10 @@ struct KeysCommand: AsyncParsableCommand {
             let file: WriteKeysFile
             do {
                 file = try WriteKeysFile.load(keys)
+            } catch  where FileErrorText.isMissingFile(error) {
+                throw CommandFailure(.noInput, "no keys file at \(keys); `tally keys add --keys \(keys)` makes one")
             } catch {
-                throw CommandFailure(.dataError, "cannot read the keys file \(keys): \(error.localizedDescription)")
+                throw CommandFailure(.dataError, "cannot read the keys file \(keys): \(FileErrorText.describe(error))")
             }
             for entry in file.keys {
                 var line = entry.source

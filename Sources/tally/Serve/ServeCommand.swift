@@ -214,8 +214,10 @@ struct ServeCommand: AsyncParsableCommand {
         let file: WriteKeysFile
         do {
             file = try WriteKeysFile.load(keys)
+        } catch  where FileErrorText.isMissingFile(error) {
+            throw CommandFailure(.noInput, "no keys file at \(keys); `tally keys add --keys \(keys)` makes one")
         } catch {
-            throw CommandFailure(.dataError, "cannot read the keys file \(keys): \(error.localizedDescription)")
+            throw CommandFailure(.dataError, "cannot read the keys file \(keys): \(FileErrorText.describe(error))")
         }
         var validators: [String: EventValidator] = [:]
         let base = (keys as NSString).deletingLastPathComponent

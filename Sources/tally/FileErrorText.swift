@@ -1,0 +1,87 @@
+import Foundation
+
+/// Foundation's file and decoding errors in the words a user can act on.
+///
+/// Their `localizedDescription` on Linux is "The operation could not be completed. (NSCocoaErrorDomain
+/// error 512.)" or "The data is missing.": neither says which key or which system error. This
+/// names the system error (`strerror`) where there is one, and the key path for a JSON file
+/// that does not decode.
+enum FileErrorText {
+    static func describe(_ error: any Error) -> String {
+        if let decoding = error as? DecodingError { return describe(decoding) }
+        if let posix = error as? POSIXError { return systemText(posix.code.rawValue) }
+        let nsError = error as NSError
+        if nsError.domain == NSPOSIXErrorDomain { return systemText(Int32(nsError.code)) }
+        if let underlying = nsError.userInfo[NSUnderlyingErrorKey] as? NSError,
+            underlying.domain == NSPOSIXErrorDomain
+        {
+            return systemText(Int32(underlying.code))
+        }
+        if nsError.domain == NSCocoaErrorDomain {
+            var isDirectory: ObjCBool = false
+            if let path = nsError.userInfo[NSFilePathErrorKey] as? String
+                ?? (nsError.userInfo[NSURLErrorKey] as? URL)?.path,
+                FileManager.default.fileExists(atPath: path, isDirectory: &isDirectory), isDirectory.boolValue
+            {
+                return systemText(EISDIR)
+            }
+            switch CocoaError.Code(rawValue: nsError.code) {
+            case .fileNoSuchFile, .fileReadNoSuchFile: return systemText(ENOENT)
+            case .fileReadNoPermission, .fileWriteNoPermission: return systemText(EACCES)
+            case .fileWriteOutOfSpace: return systemText(ENOSPC)
+            case .fileWriteVolumeReadOnly: return systemText(EROFS)
+            case .fileReadCorruptFile: return "not valid JSON"
+            default: break
+            }
+        }
+        return error.localizedDescription
+    }
+
+    /// True when `error` says the file is not there.
+    static func isMissingFile(_ error: any Error) -> Bool {
+        let nsError = error as NSError
+        if nsError.domain == NSCocoaErrorDomain {
+            let code = CocoaError.Code(rawValue: nsError.code)
+            if code == .fileNoSuchFile || code == .fileReadNoSuchFile { return true }
+        }
+        if let underlying = nsError.userInfo[NSUnderlyingErrorKey] as? NSError,
+            underlying.domain == NSPOSIXErrorDomain, underlying.code == Int(ENOENT)
+        {
+            return true
+        }
+        return nsError.domain == NSPOSIXErrorDomain && nsError.code == Int(ENOENT)
+    }
+
+    private static func systemText(_ code: Int32) -> String {
+        String(cString: strerror(code)).lowercased()
+    }
+
+    private static func describe(_ error: DecodingError) -> String {
+        func path(_ context: DecodingError.Context) -> String {
+            let keys = context.codingPath.map { key in key.intValue.map { "[\($0)]" } ?? ".\(key.stringValue)" }
+            return "$" + keys.joined()
+        }
+        switch error {
+        case .dataCorrupted(let context):
+            return context.codingPath.isEmpty ? "not valid JSON" : "\(path(context)): \(context.debugDescription)"
+        case .keyNotFound(let key, let context):
+            return "\(path(context)) has no \"\(key.stringValue)\""
+        case .typeMismatch(let type, let context):
+            return "\(path(context)) is not \(Self.name(of: type))"
+        case .valueNotFound(let type, let context):
+            return "\(path(context)) is null, expected \(Self.name(of: type))"
+        @unknown default:
+            return "\(error)"
+        }
+    }
+
+    private static func name(of type: Any.Type) -> String {
+        let name = String(describing: type)
+        switch type {
+        case is String.Type: return "a string"
+        case is Int.Type, is Double.Type: return "a number"
+        case is Bool.Type: return "a boolean"
+        default: return name.hasPrefix("Array<") ? "an array" : "an object"
+        }
+    }
+}
