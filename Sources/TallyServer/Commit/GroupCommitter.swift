@@ -55,6 +55,8 @@ package final class GroupCommitter: Service, Sendable {
         var machine: Machine
         var payloads: [Int: Payload] = [:]
         var nextID = 0
+        /// The expiry loop waits for a request rather than ticking (an idle collector stays asleep).
+        var expiryIdle = false
     }
 
     private let sink: any EventSink
@@ -66,6 +68,9 @@ package final class GroupCommitter: Service, Sendable {
     /// Wakes ``run()``: a request arrived, a round ended, a shutdown began.
     private let wakeups: AsyncStream<Void>
     private let wake: AsyncStream<Void>.Continuation
+    /// Wakes the expiry loop when a request arrives while it sleeps.
+    private let expiryWakeups: AsyncStream<Void>
+    private let expiryWake: AsyncStream<Void>.Continuation
 
     /// A committer writing to `sink` (events) and `rejects` (rejected events).
     package init(
@@ -92,6 +97,7 @@ package final class GroupCommitter: Service, Sendable {
             )
         )
         (wakeups, wake) = AsyncStream.makeStream(of: Void.self, bufferingPolicy: .bufferingNewest(1))
+        (expiryWakeups, expiryWake) = AsyncStream.makeStream(of: Void.self, bufferingPolicy: .bufferingNewest(1))
     }
 
     /// Hands `events` and `rejects` of one request to the next round and waits for the outcome,
@@ -102,18 +108,23 @@ package final class GroupCommitter: Service, Sendable {
         deadline: ContinuousClock.Instant
     ) async -> CommitOutcome {
         await withCheckedContinuation { continuation in
-            let action = state.withLock { state in
+            let (action, wakeExpiry) = state.withLock { state in
                 let id = state.nextID
                 state.nextID += 1
                 let action = state.machine.submit(id, events: events.count + rejects.count, deadline: deadline)
+                var wakeExpiry = false
                 if action == .enqueued {
                     state.payloads[id] = Payload(events: events, rejects: rejects, continuation: continuation)
+                    wakeExpiry = state.expiryIdle
+                    state.expiryIdle = false
                 }
                 metrics.queueDepth.record(state.machine.pendingEvents)
-                return action
+                return (action, wakeExpiry)
             }
             switch action {
-            case .enqueued: wake.yield()
+            case .enqueued:
+                wake.yield()
+                if wakeExpiry { expiryWake.yield() }
             case .refuseFull:
                 metrics.drops.increment(by: events.count)
                 continuation.resume(returning: .queueFull)
@@ -163,9 +174,19 @@ package final class GroupCommitter: Service, Sendable {
         }
     }
 
-    /// Answers requests whose deadline passed, every 25 ms while any waits.
+    /// Answers requests whose deadline passed, every 25 ms while any waits; with none waiting, it
+    /// sleeps until one comes (ticking regardless woke an idle collector 40 times a second).
     private func expireLoop() async {
+        var arrivals = expiryWakeups.makeAsyncIterator()
         while !Task.isCancelled {
+            let idle = state.withLock { state in
+                state.expiryIdle = state.machine.earliestDeadline == nil
+                return state.expiryIdle
+            }
+            if idle {
+                guard await arrivals.next() != nil else { return }
+                continue
+            }
             try? await Task.sleep(for: .milliseconds(25))
             let now = ContinuousClock.now
             let answers = state.withLock { state -> [(Int, Machine.Answer)] in
