@@ -18,6 +18,15 @@ struct PostgresSinkFailureTests {
         }
     }
 
+    /// A migrated database and a connection holding `tally.events` locked (in an open transaction).
+    static func lockedEventsTable() async throws -> (TestDatabase, PostgresConnection) {
+        let database = try await TestDatabase.create()
+        #expect(try TestDatabase.tally(["migrate", "--database-url", database.url]).status == 0)
+        let locker = try await PostgresConnection.connect(database.url)
+        try await locker.execute("BEGIN; LOCK TABLE tally.events IN ACCESS EXCLUSIVE MODE")
+        return (database, locker)
+    }
+
     /// A login that may connect and make temporary tables but holds none of tally's roles.
     static func loginWithoutGrants(_ database: TestDatabase, admin: PostgresConnection) async throws -> String {
         let suffix = UUID().uuidString.prefix(8).lowercased()
@@ -64,10 +73,7 @@ struct PostgresSinkFailureTests {
 
     @Test("a write blocked on a lock past its deadline is cancelled on the server, retried, and loads once free")
     func blockedWriteIsCancelledAndRetried() async throws {
-        let database = try await TestDatabase.create()
-        #expect(try TestDatabase.tally(["migrate", "--database-url", database.url]).status == 0)
-        let locker = try await PostgresConnection.connect(database.url)
-        try await locker.execute("BEGIN; LOCK TABLE tally.events IN ACCESS EXCLUSIVE MODE")
+        let (database, locker) = try await Self.lockedEventsTable()
 
         let deadLetters = InMemoryDeadLetterSink()
         let sink = PostgresSink(conninfo: database.url)
@@ -125,10 +131,7 @@ struct PostgresSinkFailureTests {
 
     @Test("a cancel that reaches the server between a transaction's statements still cancels the next one")
     func cancelBetweenStatements() async throws {
-        let database = try await TestDatabase.create()
-        #expect(try TestDatabase.tally(["migrate", "--database-url", database.url]).status == 0)
-        let locker = try await PostgresConnection.connect(database.url)
-        try await locker.execute("BEGIN; LOCK TABLE tally.events IN ACCESS EXCLUSIVE MODE")
+        let (database, locker) = try await Self.lockedEventsTable()
         // Released after 20 s whatever happens, so that a cancel the server ignored fails the
         // test instead of hanging it.
         let release = Task {
