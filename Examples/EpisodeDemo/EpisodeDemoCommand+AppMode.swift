@@ -72,6 +72,7 @@ extension EpisodeDemoCommand {
         let line =
             #"{"tracked":\#(run.tracked),"written":\#(run.written),"uploaded":\#(run.uploaded),"#
             + #""dropped":\#(run.dropped),"dead_lettered":\#(run.deadLettered),"#
+            + #""rejected_by_collector":\#(run.rejectedByCollector),"#
             + #""consent":"\#(delivery.consent.rawValue)","discarded_no_consent":\#(run.discardedNoConsent),"#
             + #""sampled_out":\#(run.sampledOut),"#
             + #""outbox":{"written":\#(outbox.written),"uploaded":\#(outbox.uploaded),"dropped":\#(outbox.dropped),"#

@@ -13,6 +13,10 @@ public struct DeliveryStatistics: Sendable, Hashable {
     public var dropped: UInt64
     /// Events of batches the collector refused for good.
     public var deadLettered: UInt64
+    /// Of the ``uploaded`` events, those the collector refused one by one (an event its tracking
+    /// plan does not allow): it keeps each with its reason, and `tally status` lists them. Read
+    /// from the tally wire's reply; a Segment or PostHog reply does not list them.
+    public var rejectedByCollector: UInt64 = 0
     /// Events the app's enrichment hooks dropped (on purpose; not in ``dropped``).
     public var droppedByHooks: UInt64 = 0
     /// Events sampling left out (on purpose; not in ``dropped``).

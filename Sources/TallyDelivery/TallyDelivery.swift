@@ -191,6 +191,7 @@ public final class TallyDelivery: Service, Sendable {
             uploaded: outbox.uploaded,
             dropped: pipeline.dropped + pipeline.refusedAfterShutdown + pipeline.rejected + outbox.droppedDiskFull,
             deadLettered: outbox.deadLettered,
+            rejectedByCollector: sent.rejectedByCollector,
             droppedByHooks: outbox.droppedByHooks,
             sampledOut: outbox.sampledOut,
             discardedNoConsent: discardedNoConsent.withLock { $0 },

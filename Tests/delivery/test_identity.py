@@ -64,3 +64,15 @@ def test_identity_context_super_properties_and_hooks(start_collector, database, 
     assert ids == sorted(ids, key=lambda pair: pair[0] is None), "the identity changed once, at the logout"
     assert count(database, "SELECT count(*) FROM tally.identities") == 1, "a reset sends no record"
     assert count(database, "SELECT count(*) FROM tally.failed_events") == 0
+
+
+def test_events_the_collector_refuses_are_counted_apart(collector, database, outbox, demos):
+    # The Examples' plans do not declare `build_flavor`: the collector refuses each enriched event
+    # in its 200 reply (and keeps it in tally.failed_events). The client counts them apart from
+    # the stored ones instead of as plainly uploaded.
+    result = demos(collector.url, collector.key, outbox, "--visits", "5", "--enrich", "build_flavor=beta").wait()
+    print(result)
+    refused = count(database, "SELECT count(*) FROM tally.failed_events")
+    stored = count(database, "SELECT count(*) FROM tally.events WHERE name <> 'outbox_diagnostics'")
+    assert refused > 0 and result["rejected_by_collector"] == refused
+    assert stored + refused == result["written"] and result["outbox"]["waiting"] == 0

@@ -19,26 +19,35 @@ struct HTTPTransport: Sendable {
         return URLSession(configuration: configuration)
     }()
 
-    /// POSTs `body` and returns the answer's status and `Retry-After`, or a transport failure.
+    /// An answer: its status and `Retry-After` (or a transport failure), and for a 2xx of the
+    /// tally wire the events the collector refused one by one.
+    struct Reply: Sendable {
+        var response: UploadStateMachine.Response
+        var rejected: ServerRejects = ServerRejects()
+    }
+
+    /// POSTs `body` and returns the answer.
     func post(
         _ url: URL,
         body: [UInt8],
         headers: [(String, String)],
         timeout: Duration
-    ) async -> UploadStateMachine.Response {
+    ) async -> Reply {
         var request = URLRequest(url: url)
         request.httpMethod = "POST"
         request.httpBody = Data(body)
         request.timeoutInterval = max(1, Double(timeout.components.seconds))
         for (name, value) in headers { request.setValue(value, forHTTPHeaderField: name) }
         return await withCheckedContinuation { continuation in
-            let task = Self.session.dataTask(with: request) { _, response, error in
+            let task = Self.session.dataTask(with: request) { data, response, error in
                 guard error == nil, let http = response as? HTTPURLResponse else {
-                    continuation.resume(returning: .transportFailure)
+                    continuation.resume(returning: Reply(response: .transportFailure))
                     return
                 }
                 let retryAfter = http.value(forHTTPHeaderField: "Retry-After").flatMap(Self.retryAfter)
-                continuation.resume(returning: .status(http.statusCode, retryAfter: retryAfter))
+                var reply = Reply(response: .status(http.statusCode, retryAfter: retryAfter))
+                if (200..<300).contains(http.statusCode), let data { reply.rejected = ServerRejects(reply: data) }
+                continuation.resume(returning: reply)
             }
             task.resume()
         }

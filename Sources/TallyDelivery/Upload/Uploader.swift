@@ -31,6 +31,8 @@ package final class Uploader: Sendable {
         package var requests: UInt64 = 0
         package var failures: UInt64 = 0
         package var eventsSent: UInt64 = 0
+        /// Events of acknowledged requests that the collector refused one by one.
+        package var rejectedByCollector: UInt64 = 0
         /// Bodies as sent (gzip).
         package var bytesSent: UInt64 = 0
         /// The same bodies before compression.
@@ -175,7 +177,7 @@ package final class Uploader: Sendable {
                 || plain.count > configuration.limits.maxUncompressedBytes
             if tooLarge && machine.withLock({ $0.tooLarge(events: request.events.count) }) { continue }
             let remaining = ContinuousClock.now.duration(to: deadline)
-            let response = await transport.post(
+            let reply = await transport.post(
                 configuration.endpoint.appendingPathComponent(WireEncoder.path(configuration.wireFormat)),
                 body: body,
                 headers: [
@@ -194,7 +196,7 @@ package final class Uploader: Sendable {
                 // struct in the async frame had no valid address under ThreadSanitizer, whose
                 // access check then crashed (SEGV in `received`, retry path only).
                 var random = SystemRandomNumberGenerator()
-                return machine.received(response, events: request.events.count, using: &random)
+                return machine.received(reply.response, events: request.events.count, using: &random)
             }
             counters.withLock {
                 $0.requests += 1
@@ -202,7 +204,18 @@ package final class Uploader: Sendable {
             }
             switch action {
             case .delete:
+                if reply.rejected.count > 0 {
+                    logger.warning(
+                        "the collector refused events of an acknowledged request (it keeps them; `tally status` lists them)",
+                        metadata: [
+                            "tally.rejected": "\(reply.rejected.count)",
+                            "tally.reason": "\(reply.rejected.firstReason ?? "")",
+                            "tally.message": "\(reply.rejected.firstMessage ?? "")",
+                        ]
+                    )
+                }
                 counters.withLock {
+                    $0.rejectedByCollector += UInt64(reply.rejected.count)
                     $0.eventsSent += UInt64(request.events.count)
                     $0.bytesSent += UInt64(body.count)
                     $0.uncompressedBytes += UInt64(plain.count)
@@ -216,7 +229,7 @@ package final class Uploader: Sendable {
                 notBefore.withLock { $0 = .now + wait }
                 logger.notice(
                     "upload failed, retrying",
-                    metadata: ["tally.response": "\(response)", "tally.wait": "\(wait)"]
+                    metadata: ["tally.response": "\(reply.response)", "tally.wait": "\(wait)"]
                 )
                 return []
             case .split:
@@ -226,7 +239,7 @@ package final class Uploader: Sendable {
             case .deadLetter:
                 logger.error(
                     "collector refused a request for good: its batches are dead-lettered",
-                    metadata: ["tally.response": "\(response)", "tally.events": "\(request.events.count)"]
+                    metadata: ["tally.response": "\(reply.response)", "tally.events": "\(request.events.count)"]
                 )
                 acknowledged.withLock { acknowledged in
                     for name in request.complete + request.partial.map(\.name) { acknowledged[name] = nil }
