@@ -56,7 +56,7 @@ struct SummaryCommand: AsyncParsableCommand {
     @Option(name: .long, help: "table, json or csv.")
     var format: SummaryFormat = .table
 
-    @Option(name: .long, help: "The store to read: file or postgres (default: see below).")
+    @Option(name: .long, help: "The store to read: file or postgres (default: as 'Which store' above says).")
     var store: SummaryStore.Kind?
 
     @OptionGroup var dataDirectory: DataDirectoryOption
