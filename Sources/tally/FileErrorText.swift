@@ -25,6 +25,9 @@ enum FileErrorText {
             {
                 return systemText(EISDIR)
             }
+            if let path = nsError.userInfo[NSFilePathErrorKey] as? String, Self.hasFileAmongParents(path) {
+                return systemText(ENOTDIR)
+            }
             switch CocoaError.Code(rawValue: nsError.code) {
             case .fileNoSuchFile, .fileReadNoSuchFile: return systemText(ENOENT)
             case .fileReadNoPermission, .fileWriteNoPermission: return systemText(EACCES)
@@ -50,6 +53,19 @@ enum FileErrorText {
             return true
         }
         return nsError.domain == NSPOSIXErrorDomain && nsError.code == Int(ENOENT)
+    }
+
+    /// Whether a parent of `path` is a regular file (so nothing can be made under it).
+    private static func hasFileAmongParents(_ path: String) -> Bool {
+        var url = URL(fileURLWithPath: path).deletingLastPathComponent()
+        var isDirectory: ObjCBool = false
+        while url.path != "/" {
+            if FileManager.default.fileExists(atPath: url.path, isDirectory: &isDirectory) {
+                return !isDirectory.boolValue
+            }
+            url.deleteLastPathComponent()
+        }
+        return false
     }
 
     private static func systemText(_ code: Int32) -> String {

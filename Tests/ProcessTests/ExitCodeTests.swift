@@ -44,7 +44,7 @@ struct ExitCodeTests {
                     "keys", "add", "--keys", directory + "/keys.json", "--source", "app", "--registry",
                     directory + "/none",
                 ],
-                "no such directory"
+                "not a directory"
             ),
             (["summary", "--by", "day", "--by", "event", "--data-dir", data], "--by given 2 times"),
             (["summary", "--limit", "0", "--data-dir", data], "--limit must be 1 or more"),
@@ -87,6 +87,14 @@ struct ExitCodeTests {
         try #"{"keys":[{"source":"app"}]}"#.write(toFile: wrongKeys, atomically: true, encoding: .utf8)
         let wrong = try CLI.run(["keys", "list", "--keys", wrongKeys])
         #expect(wrong.status == 65 && wrong.stderr.contains(#"$.keys[0] has no "sha256""#), "\(wrong.stderr)")
+        // A relative --registry is stored absolute: `tally serve` would read it from the keys file's directory.
+        let relative = try CLI.run([
+            "keys", "add", "--keys", directory + "/keys.json", "--source", "app", "--registry", "Examples/registry",
+        ])
+        #expect(relative.status == 0, "\(relative.stderr)")
+        let listed = try CLI.run(["keys", "list", "--keys", directory + "/keys.json"])
+        let absolute = FileManager.default.currentDirectoryPath + "/Examples/registry"
+        #expect(listed.stdout.contains("registry=\(absolute)"), "\(listed.stdout)")
         let unwritableKeys = try CLI.run(["keys", "add", "--keys", file + "/keys.json", "--source", "app"])
         #expect(unwritableKeys.status == 73, "\(unwritableKeys.stderr)")
         #expect(unwritableKeys.stderr.contains("not a directory"), "\(unwritableKeys.stderr)")

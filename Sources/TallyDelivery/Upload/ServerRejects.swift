@@ -9,9 +9,10 @@ import Foundation
 struct ServerRejects: Sendable, Hashable {
     /// How many events were refused.
     var count = 0
-    /// The first one's reason code and message, for the log.
+    /// The first one's reason code, message and JSON path, for the log.
     var firstReason: String?
     var firstMessage: String?
+    var firstPath: String?
 
     init() {}
 
@@ -25,5 +26,6 @@ struct ServerRejects: Sendable, Hashable {
         count = rejected.count
         firstReason = rejected.first?["reason"] as? String
         firstMessage = rejected.first?["message"] as? String
+        firstPath = rejected.first?["path"] as? String
     }
 }

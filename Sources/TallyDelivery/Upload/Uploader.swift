@@ -211,6 +211,7 @@ package final class Uploader: Sendable {
                             "tally.rejected": "\(reply.rejected.count)",
                             "tally.reason": "\(reply.rejected.firstReason ?? "")",
                             "tally.message": "\(reply.rejected.firstMessage ?? "")",
+                            "tally.path": "\(reply.rejected.firstPath ?? "")",
                         ]
                     )
                 }
@@ -237,10 +238,17 @@ package final class Uploader: Sendable {
                 // The next cycle sends fewer events, splitting a batch larger than that on disk first.
                 return []
             case .deadLetter:
-                logger.error(
-                    "collector refused a request for good: its batches are dead-lettered",
-                    metadata: ["tally.response": "\(reply.response)", "tally.events": "\(request.events.count)"]
-                )
+                if case .status(let status, _) = reply.response, status == 401 || status == 403 {
+                    logger.error(
+                        "the collector refused the write key (HTTP \(status)): check the key the app is configured with; the batches are dead-lettered",
+                        metadata: ["tally.events": "\(request.events.count)"]
+                    )
+                } else {
+                    logger.error(
+                        "collector refused a request for good: its batches are dead-lettered",
+                        metadata: ["tally.response": "\(reply.response)", "tally.events": "\(request.events.count)"]
+                    )
+                }
                 acknowledged.withLock { acknowledged in
                     for name in request.complete + request.partial.map(\.name) { acknowledged[name] = nil }
                 }

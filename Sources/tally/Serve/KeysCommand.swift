@@ -45,7 +45,7 @@ struct KeysCommand: AsyncParsableCommand {
             if let registry,
                 !FileManager.default.fileExists(atPath: registry, isDirectory: &isDirectory) || !isDirectory.boolValue
             {
-                throw ValidationError("--registry \(registry): no such directory (the plans `tally serve` will load).")
+                throw ValidationError("--registry \(registry): not a directory (the plans `tally serve` will load).")
             }
         }
 
@@ -69,7 +69,9 @@ struct KeysCommand: AsyncParsableCommand {
                     sha256: WriteKeysFile.hash(key),
                     source: source,
                     feature: feature,
-                    registry: registry
+                    // Absolute: `tally serve` reads a relative one from the keys file's directory,
+                    // not from where this command ran and checked it.
+                    registry: registry.map { URL(fileURLWithPath: $0).standardizedFileURL.path }
                 )
             )
             do {

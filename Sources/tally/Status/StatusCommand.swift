@@ -48,7 +48,11 @@ struct StatusCommand: AsyncParsableCommand {
     @Option(name: .long, help: "table or json (top-level never_seen, unplanned, drift, rejected).")
     var format: Format = .table
 
-    @Option(name: .long, help: "The store to read: file or postgres (default: as tally summary chooses).")
+    @Option(
+        name: .long,
+        help:
+            "The store to read: file or postgres (default: the file store with --data-dir, PostgreSQL with --database-url, DATABASE_URL or PGHOST / PGDATABASE, else the file store)."
+    )
     var store: SummaryStore.Kind?
 
     @OptionGroup var dataDirectory: DataDirectoryOption
