@@ -1,4 +1,5 @@
 import Foundation
+import TallyCore
 
 /// Foundation's file and decoding errors in the words a user can act on.
 ///
@@ -9,6 +10,7 @@ import Foundation
 enum FileErrorText {
     static func describe(_ error: any Error) -> String {
         if let decoding = error as? DecodingError { return describe(decoding) }
+        if let io = error as? IOError { return systemText(io.errno) }
         if let posix = error as? POSIXError { return systemText(posix.code.rawValue) }
         let nsError = error as NSError
         if nsError.domain == NSPOSIXErrorDomain { return systemText(Int32(nsError.code)) }

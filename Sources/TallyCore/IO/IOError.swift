@@ -14,7 +14,7 @@ public struct IOError: Error, Sendable, Hashable, CustomStringConvertible {
     /// The system call that failed, stable across releases (`open`, `write`, `fsync`, …). A
     /// struct, so that an operation added later breaks no `switch`.
     public struct Code: Sendable, Hashable, CustomStringConvertible {
-        private enum Base: String { case access, fsync, mkdir, open, opendir, poll, read, stat, write }
+        private enum Base: String { case access, fsync, mkdir, open, opendir, poll, read, rename, stat, write }
         private let base: Base
         private init(_ base: Base) { self.base = base }
 
@@ -32,6 +32,8 @@ public struct IOError: Error, Sendable, Hashable, CustomStringConvertible {
         public static let poll = Code(.poll)
         /// `read(2)`.
         public static let read = Code(.read)
+        /// `rename(2)`: moving a finished file into place.
+        public static let rename = Code(.rename)
         /// `stat(2)`.
         public static let stat = Code(.stat)
         /// `write(2)`.

@@ -33,21 +33,19 @@ public struct OutboxCaps: Sendable, Hashable {
         }
     }
 
-    /// The batches to drop, oldest first, so that the rest is within the caps at `now`. `batches` are the event batches, oldest first. Those in `protected` (in
-    /// flight) are neither dropped nor counted: they leave the outbox when acknowledged, and a
-    /// request that fails brings them back under the caps, checked again then. Counting them
-    /// dropped the batch just written while a request carried everything older.
+    /// The batches to drop, oldest first, so that the rest is within the caps at `now`. `batches`
+    /// are the event batches, oldest first. Those in `protected` (in flight) are neither dropped
+    /// nor counted: they leave the outbox when acknowledged, and a request that fails brings them
+    /// back under the caps, checked again then. Counting them dropped the batch just written while
+    /// a request carried everything older.
     package func overflow(_ batches: [Batch], protected: Set<String>, now: Timestamp) -> [Batch] {
         let waiting = batches.filter { !protected.contains($0.name) }
         var bytes = waiting.reduce(0) { $0 + $1.bytes }
         var events = waiting.reduce(0) { $0 + $1.events }
-        let (seconds, attoseconds) = maxAge.components
-        let maxAgeNanoseconds = seconds.multipliedReportingOverflow(by: 1_000_000_000)
-        let limit =
-            maxAgeNanoseconds.overflow ? Int64.max : maxAgeNanoseconds.partialValue &+ attoseconds / 1_000_000_000
         var dropped: [Batch] = []
         for batch in waiting {
-            let tooOld = now.nanosecondsSinceEpoch &- batch.writtenAt.nanosecondsSinceEpoch > limit
+            let age = Duration.nanoseconds(now.nanosecondsSinceEpoch &- batch.writtenAt.nanosecondsSinceEpoch)
+            let tooOld = age > maxAge
             guard bytes > maxBytes || events > maxEvents || tooOld else { break }
             dropped.append(batch)
             bytes -= batch.bytes

@@ -44,38 +44,23 @@ public struct WriteKeysFile: Sendable, Hashable, Codable {
 
     /// Writes the file at `path` (created with mode 0600 when missing; replaced atomically and
     /// made durable: a key printed once must not be lost to a crash right after).
-    /// - Throws: `POSIXError` with the failing call's `errno`.
+    /// - Throws: ``IOError`` naming the failing call and path.
     public func save(_ path: String) throws {
         let encoder = JSONEncoder()
         encoder.outputFormatting = [.prettyPrinted, .sortedKeys, .withoutEscapingSlashes]
         let data = Array(try encoder.encode(self) + Data("\n".utf8))
         let temporary = path + ".tmp-\(getpid())"
-        let descriptor = open(temporary, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0o600)
-        guard descriptor >= 0 else { throw Self.systemError() }
-        var written = 0
-        while written < data.count {
-            let count = data[written...].withUnsafeBytes { write(descriptor, $0.baseAddress, $0.count) }
-            if count < 0 {
-                if errno == EINTR { continue }
-                let error = Self.systemError()
-                close(descriptor)
-                unlink(temporary)
-                throw error
-            }
-            written += count
-        }
-        let synced = fsync(descriptor) == 0
-        let error = Self.systemError()
-        close(descriptor)
-        guard synced, rename(temporary, path) == 0 else {
-            let failure = synced ? Self.systemError() : error
+        let descriptor = systemOpen(temporary, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0o600)
+        guard descriptor >= 0 else { throw IOError(.open, path: temporary, errno: errno) }
+        do {
+            defer { close(descriptor) }
+            try FileDescriptorWriter.writeAll(data, to: descriptor, path: temporary)
+            if fsync(descriptor) != 0 { throw IOError(.fsync, path: temporary, errno: errno) }
+            if rename(temporary, path) != 0 { throw IOError(.rename, path: path, errno: errno) }
+        } catch {
             unlink(temporary)
-            throw failure
+            throw error
         }
-    }
-
-    private static func systemError() -> POSIXError {
-        POSIXError(POSIXErrorCode(rawValue: errno) ?? .EIO)
     }
 
     /// A new random key: 43 letters and digits from the system's generator (256 bits). Only
