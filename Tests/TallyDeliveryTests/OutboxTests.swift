@@ -118,6 +118,52 @@ struct OutboxTests {
         #expect(report.properties.values["dropped_caps"] == .integer(20))
     }
 
+    @Test("offline, one report waits at a time: later losses go into the next, none lost")
+    func oneReportWaits() throws {
+        let fixture = OutboxFixture()
+        defer { fixture.remove() }
+        let outbox = try fixture.open(caps: OutboxCaps(maxBytes: 1 << 30, maxEvents: 15))
+        var dropped: Int64 = 0
+        for attempt in 0..<5 {
+            for _ in 0..<2 { _ = outbox.write(OutboxFixture.events(10)) }
+            _ = outbox.claim(maxEvents: 100)
+            outbox.finish([])  // each upload attempt fails
+            let reports = fixture.files(fixture.layout.batches).filter { $0.hasSuffix("-diagnostics.ndjson") }
+            #expect(reports.count == 1, "attempt \(attempt): \(reports)")
+        }
+        // Once the waiting report is acknowledged, the next carries everything lost since it.
+        for _ in 0..<2 {
+            let claims = outbox.claim(maxEvents: 100)
+            let report = try #require(claims.first { $0.batch?.isDiagnostics == true })
+            let event = try #require(outbox.read(report)?.first)
+            if case .integer(let count) = event.properties.values["dropped_caps"] { dropped += count }
+            outbox.finish(claims.map { ($0.name, .uploaded) })
+        }
+        #expect(dropped == Int64(outbox.snapshot().losses.droppedCaps) && dropped > 0)
+        #expect(fixture.files(fixture.layout.batches).isEmpty)
+    }
+
+    @Test("the waiting report's bytes count against the byte cap, and it is never the one dropped")
+    func reportBytesUnderTheCap() throws {
+        let fixture = OutboxFixture()
+        defer { fixture.remove() }
+        let byEvents = try fixture.open(caps: OutboxCaps(maxBytes: 1 << 30, maxEvents: 15))
+        for _ in 0..<2 { _ = byEvents.write(OutboxFixture.events(10)) }
+        _ = byEvents.claim(maxEvents: 100)
+        byEvents.finish([])
+        let files = fixture.files(fixture.layout.batches)
+        let sizes = try files.map { name in
+            try #require(FileManager.default.attributesOfItem(atPath: fixture.layout.batch(name))[.size] as? Int)
+        }
+        #expect(files.count == 2 && files[1].hasSuffix("-diagnostics.ndjson"))
+        // Room for two batches, not for two batches and the report: the next write drops the older batch.
+        let cap = 2 * sizes[0] + sizes[1] - 1
+        let byBytes = try fixture.open(caps: OutboxCaps(maxBytes: cap, maxEvents: 1 << 30))
+        _ = byBytes.write(OutboxFixture.events(10))
+        let left = fixture.files(fixture.layout.batches)
+        #expect(left.count == 2 && !left.contains(files[0]) && left.contains(files[1]), "\(left)")
+    }
+
     @Test("batches a failed request brings back are put under the caps again at once")
     func capsAfterAFailedRequest() throws {
         let fixture = OutboxFixture()

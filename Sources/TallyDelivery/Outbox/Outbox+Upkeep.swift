@@ -25,13 +25,14 @@ extension Outbox {
         guard let event = OutboxDiagnostics.envelope(report, outboxID: outboxID) else { return true }
         let name = BatchName(diagnosticsSequence: report.sequence).description
         do {
+            let line = event.ndjsonLine
             try SystemFiles.writeAtomically(
-                event.ndjsonLine,
+                line,
                 to: layout.batch(name),
                 directory: layout.batches,
                 temporaryDirectory: layout.temporary
             )
-            entries.append(SystemFiles.Entry(name: name, size: 0, modified: Timestamp.now()))
+            entries.append(SystemFiles.Entry(name: name, size: line.count, modified: Timestamp.now()))
             return true
         } catch {
             logger.error("outbox: cannot write the diagnostics report", metadata: ["error": "\(error)"])
@@ -49,7 +50,14 @@ extension Outbox {
                 writtenAt: entry.modified
             )
         }.sorted { $0.name < $1.name }
-        let overflow = caps.overflow(batches, protected: Set(ledger.inFlight), now: Timestamp.now())
+        let inFlight = Set(ledger.inFlight)
+        // The waiting report's bytes count against the byte cap (it is on the disk too) but it is
+        // never dropped: it says what the server is missing.
+        let reportBytes = entries.reduce(0) { total, entry in
+            let isReport = BatchName(entry.name)?.isDiagnostics == true && !inFlight.contains(entry.name)
+            return isReport ? total + entry.size : total
+        }
+        let overflow = caps.overflow(batches, protected: inFlight, reservedBytes: reportBytes, now: Timestamp.now())
         guard !overflow.isEmpty else { return }
         for batch in overflow where ledger.settle(batch.name, as: .delete, reason: .droppedCaps) {
             run.withLock { $0.droppedCaps += UInt64(batch.events) }

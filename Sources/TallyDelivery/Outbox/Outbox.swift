@@ -145,13 +145,18 @@ package final class Outbox: @unchecked Sendable {
     // MARK: Uploading
 
     /// Under the state lock: drops what is past the caps, writes a diagnostics report if anything
-    /// was lost since the last one, and returns the oldest batches (reports first) up to
+    /// was lost since the last one and no report is waiting, and returns the oldest batches (reports first) up to
     /// `maxEvents` events (at least one batch), marked in flight. Empty when nothing waits.
     package func claim(maxEvents: Int) -> [Claim] {
         withLedger { ledger, entries in
             enforceCaps(&ledger, &entries)
             let now = Timestamp.now()
-            if let report = ledger.makeReport(eventID: ids.next(at: now).description, now: now.nanosecondsSinceEpoch) {
+            // One report waits at a time: losses since it are carried by the next, made once it has
+            // left. A report per upload attempt piled up without bound on a device offline for days.
+            let reportWaiting = entries.contains { BatchName($0.name)?.isDiagnostics == true }
+            if !reportWaiting,
+                let report = ledger.makeReport(eventID: ids.next(at: now).description, now: now.nanosecondsSinceEpoch)
+            {
                 if state.save(ledger) {
                     // Written now, or by the next reconcile (the report stays pending until then).
                     if writeReport(report, outboxID: ledger.outboxID, into: &entries) { ledger.pendingReport = nil }

@@ -37,10 +37,16 @@ public struct OutboxCaps: Sendable, Hashable {
     /// are the event batches, oldest first. Those in `protected` (in flight) are neither dropped
     /// nor counted: they leave the outbox when acknowledged, and a request that fails brings them
     /// back under the caps, checked again then. Counting them dropped the batch just written while
-    /// a request carried everything older.
-    package func overflow(_ batches: [Batch], protected: Set<String>, now: Timestamp) -> [Batch] {
+    /// a request carried everything older. `reservedBytes` (files that are never dropped, such as
+    /// a diagnostics report) count against ``maxBytes``.
+    package func overflow(
+        _ batches: [Batch],
+        protected: Set<String>,
+        reservedBytes: Int = 0,
+        now: Timestamp
+    ) -> [Batch] {
         let waiting = batches.filter { !protected.contains($0.name) }
-        var bytes = waiting.reduce(0) { $0 + $1.bytes }
+        var bytes = reservedBytes + waiting.reduce(0) { $0 + $1.bytes }
         var events = waiting.reduce(0) { $0 + $1.events }
         var dropped: [Batch] = []
         for batch in waiting {
