@@ -122,6 +122,10 @@ load() {
     [ -z "${TALLY_BENCH_VERBOSE:-}" ] || echo "  $1 ms delay: $requests requests, $non2xx non-2xx, $errors errors, $rows rows, $rate events/s, p50 $p50 ms, p99 $p99 ms" >&2
 }
 
+# The host's share of our CPU time (steal, from /proc/stat): other guests on a shared host. The
+# ratios move with it, so a run says how busy the host was.
+cpu_times() { awk '/^cpu /{ print $9, $2 + $3 + $4 + $5 + $6 + $7 + $8 + $9 }' /proc/stat; }
+read -r steal_start total_start < <(cpu_times)
 ingest_runs=(); serve_runs=(); baseline_runs=(); serve_ratio=(); baseline_ratio=()
 serve_rss=(); baseline_rss=(); ingest_rss=(); serve_failed=0; baseline_failed=0
 for round in $(seq "$rounds"); do
@@ -154,6 +158,8 @@ print(resource.getrusage(resource.RUSAGE_CHILDREN).ru_maxrss)' \
     serve_ratio+=("$(echo "$s / $i" | bc -l)"); baseline_ratio+=("$(echo "$s / $rate" | bc -l)")
 done
 s=$(median "${serve_runs[@]}"); i=$(median "${ingest_runs[@]}"); b=$(median "${baseline_runs[@]}")
+read -r steal_end total_end < <(cpu_times)
+steal=$(awk -v s=$((steal_end - steal_start)) -v t=$((total_end - total_start)) 'BEGIN { printf "%.1f", t ? 100 * s / t : 0 }')
 
 # 80 % of the median serve rate, paced per connection: a connection that waits P ms after each
 # answer that took L ms sends 1000 / (P + L) requests a second, so C = connections × 100 events ×
@@ -187,6 +193,8 @@ printf '  tally serve --sink postgres (wrk)             %8.0f events/s   peak RS
 printf '  FastAPI + uvicorn (2 workers) + psycopg       %8.0f events/s   peak RSS %4.0f MiB   %d failed requests\n' \
     "$b" "$(median "${baseline_rss[@]}")" "$baseline_failed"
 printf '  serve / ingest    %.2f×  (target ≥ 0.6×)\n' "$(median "${serve_ratio[@]}")"
-printf '  serve / baseline  %.2f×  (target ≥ 4×)\n' "$(median "${baseline_ratio[@]}")"
+printf '  serve / baseline  %.2f×  (target ≥ 4×; rounds %s)\n' "$(median "${baseline_ratio[@]}")" \
+    "$(printf '%.2f ' "${baseline_ratio[@]}")"
+printf '  host steal during the rounds: %s %% of CPU time (other guests; the ratios move with it)\n' "$steal"
 printf '  tally serve paced at 80 %% (%d events/s asked, %.0f served): p50 %.1f ms, p99 %.1f ms, peak RSS %d MiB, %d failed\n' \
     "$target" "$(median "${paced_rates[@]}")" "$(median "${paced_p50[@]}")" "$(median "${paced_p99[@]}")" "$paced_rss" "$paced_failed"

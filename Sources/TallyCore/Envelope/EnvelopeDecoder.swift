@@ -182,6 +182,9 @@ package struct EnvelopeDecoder: Sendable {
         }
     }
 
+    /// The `context` keys decoded into fields, by ``contextKeyIndex(_:)``.
+    private static let contextKeys = ["app_version", "app_build", "platform", "os_version", "locale"]
+
     /// The index of a `context` key: app_version, app_build, platform, os_version, locale.
     private static func contextKeyIndex(_ bytes: UnsafeBufferPointer<UInt8>) -> Int? {
         switch bytes.count {
@@ -327,8 +330,7 @@ package struct EnvelopeDecoder: Sendable {
             try parser.expect(UInt8(ascii: ":"))
             parser.skipWhitespace()
             if let index {
-                let names = ["app_version", "app_build", "platform", "os_version", "locale"]
-                let value = try optionalString(&parser, "context." + names[index], &fields)
+                let value = try optionalString(&parser, "context." + Self.contextKeys[index], &fields)
                 switch index {
                 case 0: context.appVersion = value
                 case 1: context.appBuild = value

@@ -68,8 +68,10 @@ extension EventEnvelope {
     }
 
     private func appendKey(_ key: StaticString, to bytes: inout [UInt8]) {
-        bytes.append(contentsOf: [UInt8(ascii: ","), UInt8(ascii: "\"")])
+        bytes.append(UInt8(ascii: ","))
+        bytes.append(UInt8(ascii: "\""))
         key.withUTF8Buffer { bytes.append(contentsOf: $0) }
-        bytes.append(contentsOf: [UInt8(ascii: "\""), UInt8(ascii: ":")])
+        bytes.append(UInt8(ascii: "\""))
+        bytes.append(UInt8(ascii: ":"))
     }
 }
