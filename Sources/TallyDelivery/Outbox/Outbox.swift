@@ -145,8 +145,9 @@ package final class Outbox: @unchecked Sendable {
     // MARK: Uploading
 
     /// Under the state lock: drops what is past the caps, writes a diagnostics report if anything
-    /// was lost since the last one and no report is waiting, and returns the oldest batches (reports first) up to
-    /// `maxEvents` events (at least one batch), marked in flight. Empty when nothing waits.
+    /// was lost since the last one and no report is waiting, and returns the oldest batches
+    /// (reports first) up to `maxEvents` events (at least one batch), marked in flight. Empty when
+    /// nothing waits.
     package func claim(maxEvents: Int) -> [Claim] {
         withLedger { ledger, entries in
             enforceCaps(&ledger, &entries)

@@ -3,7 +3,7 @@ package import TallyCore
 /// Limits on what the outbox keeps on disk. Past any of them, the oldest batches are dropped
 /// (counted in `dropped_caps` and reported to the server) until it is within all of them again.
 public struct OutboxCaps: Sendable, Hashable {
-    /// The most bytes of batch files.
+    /// The most bytes of batch files, the waiting diagnostics report's included.
     public var maxBytes: Int
     /// The most events waiting.
     public var maxEvents: Int
