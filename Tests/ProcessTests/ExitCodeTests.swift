@@ -87,6 +87,9 @@ struct ExitCodeTests {
         try #"{"keys":[{"source":"app"}]}"#.write(toFile: wrongKeys, atomically: true, encoding: .utf8)
         let wrong = try CLI.run(["keys", "list", "--keys", wrongKeys])
         #expect(wrong.status == 65 && wrong.stderr.contains(#"$.keys[0] has no "sha256""#), "\(wrong.stderr)")
+        try #"{"keys":[{"sha256":"abc","source":"app"}]}"#.write(toFile: wrongKeys, atomically: true, encoding: .utf8)
+        let badHash = try CLI.run(["keys", "list", "--keys", wrongKeys])
+        #expect(badHash.status == 65 && badHash.stderr.contains("$.keys[0].sha256: not a SHA-256"), "\(badHash.stderr)")
         // A relative --registry is stored absolute: `tally serve` would read it from the keys file's directory.
         let relative = try CLI.run([
             "keys", "add", "--keys", directory + "/keys.json", "--source", "app", "--registry", "Examples/registry",

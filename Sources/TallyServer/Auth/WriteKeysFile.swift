@@ -26,6 +26,33 @@ public struct WriteKeysFile: Sendable, Hashable, Codable {
             self.feature = feature
             self.registry = registry
         }
+
+        private enum CodingKeys: String, CodingKey {
+            case sha256, source, feature, registry
+        }
+
+        /// Refuses a `sha256` that is not 64 hex digits (a hand-edited file; such a key could never
+        /// match), and reads upper-case hex as lower-case.
+        public init(from decoder: any Decoder) throws {
+            let container = try decoder.container(keyedBy: CodingKeys.self)
+            let sha256 = try container.decode(String.self, forKey: .sha256).lowercased()
+            guard sha256.utf8.count == 64,
+                sha256.utf8.allSatisfy({
+                    (UInt8(ascii: "0")...UInt8(ascii: "9")).contains($0)
+                        || (UInt8(ascii: "a")...UInt8(ascii: "f")).contains($0)
+                })
+            else {
+                throw DecodingError.dataCorruptedError(
+                    forKey: .sha256,
+                    in: container,
+                    debugDescription: "not a SHA-256 (64 hex digits); `tally keys add` writes one"
+                )
+            }
+            self.sha256 = sha256
+            self.source = try container.decode(String.self, forKey: .source)
+            self.feature = try container.decodeIfPresent(String.self, forKey: .feature)
+            self.registry = try container.decodeIfPresent(String.self, forKey: .registry)
+        }
     }
 
     /// The keys.

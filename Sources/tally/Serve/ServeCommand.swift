@@ -136,6 +136,12 @@ struct ServeCommand: AsyncParsableCommand {
                     + "never use it on a network others can reach"
             )
             logger.warning("anonymous requests are accepted (--allow-anonymous)")
+        } else if let keys, table.count == 0 {
+            // Serving would answer 401 to every request: say so at once rather than in each reply.
+            Terminal.error(
+                "warning: the keys file \(keys) has no keys: every request is refused (401) until `tally keys add --keys \(keys)` adds one"
+            )
+            logger.warning("no write keys: every request is refused")
         }
         let eventSink: any EventSink
         let rejectSink: any RejectSink
