@@ -1,3 +1,4 @@
+import ArgumentParser
 import Foundation
 import TallyCore
 
@@ -40,6 +41,13 @@ enum FileErrorText {
             }
         }
         return error.localizedDescription
+    }
+
+    /// The exit code for an output that could not be written: 73 when the place cannot take it
+    /// (not a directory, no permission, read-only), 74 when the device failed (no space, I/O).
+    static func writeFailureCode(_ error: any Error) -> ExitCode {
+        let placeProblems = [ENOTDIR, EISDIR, EACCES, EPERM, EROFS, ENOENT, EEXIST].map(systemText)
+        return placeProblems.contains(describe(error)) ? .cannotCreate : .ioError
     }
 
     /// True when `error` says the file is not there.

@@ -79,6 +79,16 @@ struct ExitCodeTests {
         try "{ not json".write(toFile: brokenRegistry + "/shop.json", atomically: true, encoding: .utf8)
         let registry = try CLI.run(["ingest", garbage, "--registry", brokenRegistry, "--data-dir", directory + "/d"])
         #expect(registry.status == 65, "a registry with problems is a data error: \(registry.stderr)")
+        // No registry there: a missing input, 64 in every command (as for `keys add --registry`).
+        for command in [["ingest", garbage], ["serve", "--allow-anonymous"], ["status", "--data-dir", directory]] {
+            let missing = try CLI.run(command + ["--registry", directory + "/no-registry"])
+            #expect(missing.status == 64 && missing.stderr.contains("does not exist"), "\(command): \(missing.stderr)")
+        }
+        // An output under a regular file cannot be created: 73, as for the keys file below.
+        let generated = try CLI.run([
+            "schema", "generate", "--swift", "--registry", "Examples/registry", "--output", file + "/out",
+        ])
+        #expect(generated.status == 73 && generated.stderr.contains("not a directory"), "\(generated.stderr)")
         // Keys files: missing is 66, not a keys file 65 (with the key that is wrong), unwritable 73,
         // each in the system's words rather than Foundation's "NSCocoaErrorDomain error 512".
         let noKeys = try CLI.run(["keys", "list", "--keys", directory + "/none.json"])

@@ -16,13 +16,25 @@ struct RegistryOption: ParsableArguments {
         throw ValidationError("No registry: pass --registry DIR or set TALLY_REGISTRY.")
     }
 
-    /// Loads the registry, printing every problem to stderr and exiting 65 when there are any.
+    /// Loads the registry, printing every problem to stderr and exiting 65 when there are any (64
+    /// when there is no such directory).
     func load() throws -> SchemaRegistry {
         try Self.load(directory: directory())
     }
 
     /// Loads the registry in `directory`, with the same messages and exit code as ``load()``.
     static func load(directory: String) throws -> SchemaRegistry {
+        var isDirectory: ObjCBool = false
+        // A missing input is a usage error (64), as for `tally ingest` and `tally keys add --registry`.
+        guard FileManager.default.fileExists(atPath: directory, isDirectory: &isDirectory) else {
+            throw CommandFailure(
+                .usage,
+                "the registry \(directory) does not exist (a directory of tracking plans, *.json)"
+            )
+        }
+        guard isDirectory.boolValue else {
+            throw CommandFailure(.usage, "the registry \(directory) is not a directory (of tracking plans, *.json)")
+        }
         do {
             return try SchemaRegistry.load(directory: directory)
         } catch {

@@ -52,7 +52,10 @@ struct SchemaGenerateCommand: ParsableCommand {
         do {
             written = try generator.write(to: output)
         } catch {
-            throw CommandFailure(.ioError, "cannot write to \(output): \(FileErrorText.describe(error))")
+            throw CommandFailure(
+                FileErrorText.writeFailureCode(error),
+                "cannot write to \(output): \(FileErrorText.describe(error))"
+            )
         }
         Terminal.print(
             "generated \(generator.files.count) file\(generator.files.count == 1 ? "" : "s") in \(output) "

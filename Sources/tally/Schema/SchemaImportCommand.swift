@@ -83,7 +83,7 @@ struct SchemaImportCommand: ParsableCommand {
                 }
             } catch {
                 Terminal.error("cannot write to \(output): \(FileErrorText.describe(error))")
-                throw ExitCode.ioError
+                throw FileErrorText.writeFailureCode(error)
             }
         }
         Terminal.print(
