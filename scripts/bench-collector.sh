@@ -124,7 +124,8 @@ load() {
 
 # The host's share of our CPU time (steal, from /proc/stat): other guests on a shared host. The
 # ratios move with it, so a run says how busy the host was.
-cpu_times() { awk '/^cpu /{ print $9, $2 + $3 + $4 + $5 + $6 + $7 + $8 + $9 }' /proc/stat; }
+# (printf: mawk prints sums past 2^31 as 2.76481e+09, which shell arithmetic refuses.)
+cpu_times() { awk '/^cpu /{ printf "%.0f %.0f\n", $9, $2 + $3 + $4 + $5 + $6 + $7 + $8 + $9 }' /proc/stat; }
 read -r steal_start total_start < <(cpu_times)
 ingest_runs=(); serve_runs=(); baseline_runs=(); serve_ratio=(); baseline_ratio=()
 serve_rss=(); baseline_rss=(); ingest_rss=(); serve_failed=0; baseline_failed=0

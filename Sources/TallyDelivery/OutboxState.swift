@@ -12,7 +12,7 @@ public struct OutboxState: Sendable, Hashable {
     public var waitingEvents: Int
     /// Batch files in `batches/` now (reports not included).
     public var waitingBatches: Int
-    /// Their bytes.
+    /// Their bytes (``OutboxCaps/maxBytes`` also counts a waiting report's).
     public var waitingBytes: Int
     /// How long ago the oldest waiting batch was written; nil when none waits.
     public var oldestAge: Duration?

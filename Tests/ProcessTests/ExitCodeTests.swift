@@ -80,7 +80,10 @@ struct ExitCodeTests {
         let registry = try CLI.run(["ingest", garbage, "--registry", brokenRegistry, "--data-dir", directory + "/d"])
         #expect(registry.status == 65, "a registry with problems is a data error: \(registry.stderr)")
         // No registry there: a missing input, 64 in every command (as for `keys add --registry`).
-        for command in [["ingest", garbage], ["serve", "--allow-anonymous"], ["status", "--data-dir", directory]] {
+        for command in [
+            ["ingest", garbage], ["serve", "--allow-anonymous"], ["status", "--data-dir", directory],
+            ["schema", "lint"],
+        ] {
             let missing = try CLI.run(command + ["--registry", directory + "/no-registry"])
             #expect(missing.status == 64 && missing.stderr.contains("does not exist"), "\(command): \(missing.stderr)")
         }

@@ -24,6 +24,19 @@ struct RegistryOption: ParsableArguments {
 
     /// Loads the registry in `directory`, with the same messages and exit code as ``load()``.
     static func load(directory: String) throws -> SchemaRegistry {
+        try checkDirectory(directory)
+        do {
+            return try SchemaRegistry.load(directory: directory)
+        } catch {
+            Terminal.error("the registry \(directory) has problems:")
+            for problem in error.problems { Terminal.error("  \(problem)") }
+            throw ExitCode.dataError
+        }
+    }
+
+    /// Exits 64 (a missing input, as for `tally ingest`) when `directory` is not there or not a
+    /// directory.
+    static func checkDirectory(_ directory: String) throws {
         var isDirectory: ObjCBool = false
         // A missing input is a usage error (64), as for `tally ingest` and `tally keys add --registry`.
         guard FileManager.default.fileExists(atPath: directory, isDirectory: &isDirectory) else {
@@ -34,13 +47,6 @@ struct RegistryOption: ParsableArguments {
         }
         guard isDirectory.boolValue else {
             throw CommandFailure(.usage, "the registry \(directory) is not a directory (of tracking plans, *.json)")
-        }
-        do {
-            return try SchemaRegistry.load(directory: directory)
-        } catch {
-            Terminal.error("the registry \(directory) has problems:")
-            for problem in error.problems { Terminal.error("  \(problem)") }
-            throw ExitCode.dataError
         }
     }
 }

@@ -19,8 +19,8 @@ struct SchemaGenerateCommand: ParsableCommand {
             each is reported on stderr as a warning. To generate at build time instead, add TallyPlanPlugin to the \
             target and put the plans in its TrackingPlans directory (docs/tracking-plans.md).
 
-            Exit codes: 0 done; 64 usage error; 65 the registry has problems (see `tally schema lint`); 74 the \
-            files could not be written.
+            Exit codes: 0 done; 64 usage error; 65 the registry has problems (see `tally schema lint`); 73 the \
+            output directory cannot be written; 74 writing failed (no space, I/O error).
 
             Examples:
               tally schema generate --swift --registry Examples/registry --output Sources/Episode/Generated

@@ -22,7 +22,7 @@ struct SchemaImportCommand: ParsableCommand {
             broken files) is listed with its path and reason.
 
             Exit codes: 0 done; 1 nothing was imported and something was refused; 64 usage error; \
-            74 the plans could not be written.
+            73 the output directory cannot be written; 74 writing failed (no space, I/O error).
 
             Examples:
               tally schema import --from iglu ../iglu-central/schemas --output plans

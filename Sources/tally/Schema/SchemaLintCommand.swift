@@ -9,7 +9,8 @@ struct SchemaLintCommand: ParsableCommand {
         discussion: """
             Checks JSON syntax, supported keywords, patterns and formats, naming ({screen}_{action} in lowercase \
             snake_case, screens declared by the feature), SchemaVer versions, duplicates and colliding names \
-            (`Episode Viewed` vs `episode_viewed`). Exits 1 when there is any problem.
+            (`Episode Viewed` vs `episode_viewed`). Exits 1 when there is any problem, 64 when there is no such \
+            directory.
 
             Examples:
               tally schema lint Examples/registry
@@ -24,6 +25,7 @@ struct SchemaLintCommand: ParsableCommand {
 
     func run() throws {
         let directory = try self.directory ?? registry.directory()
+        try RegistryOption.checkDirectory(directory)
         do {
             let loaded = try SchemaRegistry.load(directory: directory)
             let versions = loaded.eventNames.reduce(0) { $0 + loaded.versions(of: $1).count }

@@ -25,8 +25,9 @@ struct SchemaVerifyCommand: ParsableCommand {
             Pass the Sources directory of every package of the app: an event tracked in one package and planned \
             in a shared registry is found wherever it is.
 
-            Exit codes: 0 plans and code agree; 1 findings (listed); 64 usage error (a --sources directory is \
-            missing); 65 the registry has problems (see `tally schema lint`); 74 a source file cannot be read.
+            Exit codes: 0 plans and code agree; 1 findings (listed); 64 usage error (a --sources or --registry \
+            directory is missing); 65 the registry has problems (see `tally schema lint`); 74 a source file cannot \
+            be read.
 
             Examples:
               tally schema verify --sources Examples/EpisodeFeature/Sources --registry Examples/registry
