@@ -143,6 +143,22 @@ struct OutboxTests {
         #expect(fixture.files(fixture.layout.batches).isEmpty)
     }
 
+    @Test("a report the collector refused for good is dead-lettered, and its losses go into the next report")
+    func refusedReport() throws {
+        let fixture = OutboxFixture()
+        defer { fixture.remove() }
+        let outbox = try fixture.open(caps: OutboxCaps(maxBytes: 1 << 30, maxEvents: 15))
+        for _ in 0..<2 { _ = outbox.write(OutboxFixture.events(10)) }
+        let refused = outbox.claim(maxEvents: 100)
+        #expect(refused.contains { $0.batch?.isDiagnostics == true })
+        outbox.finish(refused.map { ($0.name, .deadLettered) })  // say, a wrong write key: 401
+        let next = outbox.claim(maxEvents: 100)
+        let report = try #require(next.first { $0.batch?.isDiagnostics == true }.flatMap { outbox.read($0)?.first })
+        #expect(report.properties.values["dropped_caps"] == .integer(10), "carried over from the refused report")
+        #expect(report.properties.values["dead_lettered_events"] == .integer(10))
+        #expect(fixture.files(fixture.layout.deadLetter).count == 2)
+    }
+
     @Test("the waiting report's bytes count against the byte cap, and it is never the one dropped")
     func reportBytesUnderTheCap() throws {
         let fixture = OutboxFixture()

@@ -274,7 +274,14 @@ package final class Outbox: @unchecked Sendable {
                     case .deadLettered: .deadLetter
                     default: .delete
                     }
+                // A report the collector refused for good never reached the server: its losses go
+                // into the next report again instead of leaving with it.
+                let refusedReport =
+                    reason == .deadLettered && BatchName(name)?.isDiagnostics == true
+                    ? read(Claim(name: name, batch: BatchName(name)))?.first.flatMap(OutboxDiagnostics.delta(of:))
+                    : nil
                 if ledger.settle(name, as: disposition, reason: reason) {
+                    if let refusedReport { ledger.reported = ledger.reported.since(refusedReport) }
                     let events = BatchName(name)?.events ?? 0
                     counted[reason, default: 0] += events
                     run.withLock { run in

@@ -32,4 +32,23 @@ enum OutboxDiagnostics {
             anonymousID: outboxID
         )
     }
+
+    /// The losses a report carries, read back from its event (nil: not a report this outbox wrote).
+    static func delta(of event: EventEnvelope) -> DiagnosticCounts? {
+        guard event.name == name else { return nil }
+        func count(_ key: String) -> UInt64 {
+            if case .integer(let value) = event.properties.values[key], value > 0 { return UInt64(value) }
+            return 0
+        }
+        var delta = DiagnosticCounts()
+        delta.droppedQueue = count("dropped_queue")
+        delta.droppedCaps = count("dropped_caps")
+        delta.droppedDiskFull = count("dropped_disk_full")
+        delta.corruptFiles = count("corrupt_files")
+        delta.corruptEvents = count("corrupt_events")
+        delta.deadLetteredEvents = count("dead_lettered_events")
+        delta.droppedByHooks = count("dropped_by_hooks")
+        delta.sampledOut = count("sampled_out")
+        return delta
+    }
 }
