@@ -127,6 +127,13 @@ load() {
 # (printf: mawk prints sums past 2^31 as 2.76481e+09, which shell arithmetic refuses.)
 cpu_times() { awk '/^cpu /{ printf "%.0f %.0f\n", $9, $2 + $3 + $4 + $5 + $6 + $7 + $8 + $9 }' /proc/stat; }
 read -r steal_start total_start < <(cpu_times)
+# A CPU-speed probe of the host, in the baseline's own currency: one core running a fixed Python
+# loop, best of three. Steal misses a busy sibling thread or a lower clock; this does not, and the
+# Python baseline slows down more than tally on a slow host, so the ratio is read next to it.
+probe() { "$TALLY_PYTHON" -c 'import time
+best = min((lambda t: (sum(range(3_000_000)), time.perf_counter() - t)[1])(time.perf_counter()) for _ in range(3))
+print(f"{best * 1000:.0f}")'; }
+probe_start=$(probe)
 ingest_runs=(); serve_runs=(); baseline_runs=(); serve_ratio=(); baseline_ratio=()
 serve_rss=(); baseline_rss=(); ingest_rss=(); serve_failed=0; baseline_failed=0
 for round in $(seq "$rounds"); do
@@ -160,6 +167,7 @@ print(resource.getrusage(resource.RUSAGE_CHILDREN).ru_maxrss)' \
 done
 s=$(median "${serve_runs[@]}"); i=$(median "${ingest_runs[@]}"); b=$(median "${baseline_runs[@]}")
 read -r steal_end total_end < <(cpu_times)
+probe_end=$(probe)
 steal=$(awk -v s=$((steal_end - steal_start)) -v t=$((total_end - total_start)) 'BEGIN { printf "%.1f", t ? 100 * s / t : 0 }')
 
 # 80 % of the median serve rate, paced per connection: a connection that waits P ms after each
@@ -196,6 +204,8 @@ printf '  FastAPI + uvicorn (2 workers) + psycopg       %8.0f events/s   peak RS
 printf '  serve / ingest    %.2f×  (target ≥ 0.6×)\n' "$(median "${serve_ratio[@]}")"
 printf '  serve / baseline  %.2f×  (target ≥ 4×; rounds %s)\n' "$(median "${baseline_ratio[@]}")" \
     "$(printf '%.2f ' "${baseline_ratio[@]}")"
-printf '  host steal during the rounds: %s %% of CPU time (other guests; the ratios move with it)\n' "$steal"
+printf '  host steal during the rounds: %s %% of CPU time; Python probe %s / %s ms before / after (a fixed loop:\n' \
+    "$steal" "$probe_start" "$probe_end"
+printf '    the higher, the slower the host, and the more the Python baseline flatters the ratio)\n'
 printf '  tally serve paced at 80 %% (%d events/s asked, %.0f served): p50 %.1f ms, p99 %.1f ms, peak RSS %d MiB, %d failed\n' \
     "$target" "$(median "${paced_rates[@]}")" "$(median "${paced_p50[@]}")" "$(median "${paced_p99[@]}")" "$paced_rss" "$paced_failed"
