@@ -11,34 +11,10 @@ import TallyCore
 enum FileErrorText {
     static func describe(_ error: any Error) -> String {
         if let decoding = error as? DecodingError { return describe(decoding) }
-        if let io = error as? IOError { return systemText(io.errno) }
-        if let posix = error as? POSIXError { return systemText(posix.code.rawValue) }
+        if let code = systemCode(error) { return systemText(code) }
         let nsError = error as NSError
-        if nsError.domain == NSPOSIXErrorDomain { return systemText(Int32(nsError.code)) }
-        if let underlying = nsError.userInfo[NSUnderlyingErrorKey] as? NSError,
-            underlying.domain == NSPOSIXErrorDomain
-        {
-            return systemText(Int32(underlying.code))
-        }
-        if nsError.domain == NSCocoaErrorDomain {
-            var isDirectory: ObjCBool = false
-            if let path = nsError.userInfo[NSFilePathErrorKey] as? String
-                ?? (nsError.userInfo[NSURLErrorKey] as? URL)?.path,
-                FileManager.default.fileExists(atPath: path, isDirectory: &isDirectory), isDirectory.boolValue
-            {
-                return systemText(EISDIR)
-            }
-            if let path = nsError.userInfo[NSFilePathErrorKey] as? String, Self.hasFileAmongParents(path) {
-                return systemText(ENOTDIR)
-            }
-            switch CocoaError.Code(rawValue: nsError.code) {
-            case .fileNoSuchFile, .fileReadNoSuchFile: return systemText(ENOENT)
-            case .fileReadNoPermission, .fileWriteNoPermission: return systemText(EACCES)
-            case .fileWriteOutOfSpace: return systemText(ENOSPC)
-            case .fileWriteVolumeReadOnly: return systemText(EROFS)
-            case .fileReadCorruptFile: return "not valid JSON"
-            default: break
-            }
+        if nsError.domain == NSCocoaErrorDomain, CocoaError.Code(rawValue: nsError.code) == .fileReadCorruptFile {
+            return "not valid JSON"
         }
         return error.localizedDescription
     }
@@ -46,8 +22,40 @@ enum FileErrorText {
     /// The exit code for an output that could not be written: 73 when the place cannot take it
     /// (not a directory, no permission, read-only), 74 when the device failed (no space, I/O).
     static func writeFailureCode(_ error: any Error) -> ExitCode {
-        let placeProblems = [ENOTDIR, EISDIR, EACCES, EPERM, EROFS, ENOENT, EEXIST].map(systemText)
-        return placeProblems.contains(describe(error)) ? .cannotCreate : .ioError
+        guard let code = systemCode(error) else { return .ioError }
+        return [ENOTDIR, EISDIR, EACCES, EPERM, EROFS, ENOENT, EEXIST].contains(code) ? .cannotCreate : .ioError
+    }
+
+    /// The system error (`errno`) behind `error`, where there is one: Foundation's Cocoa errors on
+    /// Linux carry none for a path under a regular file or a directory in a file's place.
+    private static func systemCode(_ error: any Error) -> Int32? {
+        if let io = error as? IOError { return io.errno }
+        if let posix = error as? POSIXError { return posix.code.rawValue }
+        let nsError = error as NSError
+        if nsError.domain == NSPOSIXErrorDomain { return Int32(nsError.code) }
+        if let underlying = nsError.userInfo[NSUnderlyingErrorKey] as? NSError,
+            underlying.domain == NSPOSIXErrorDomain
+        {
+            return Int32(underlying.code)
+        }
+        guard nsError.domain == NSCocoaErrorDomain else { return nil }
+        var isDirectory: ObjCBool = false
+        if let path = nsError.userInfo[NSFilePathErrorKey] as? String
+            ?? (nsError.userInfo[NSURLErrorKey] as? URL)?.path,
+            FileManager.default.fileExists(atPath: path, isDirectory: &isDirectory), isDirectory.boolValue
+        {
+            return EISDIR
+        }
+        if let path = nsError.userInfo[NSFilePathErrorKey] as? String, Self.hasFileAmongParents(path) {
+            return ENOTDIR
+        }
+        switch CocoaError.Code(rawValue: nsError.code) {
+        case .fileNoSuchFile, .fileReadNoSuchFile: return ENOENT
+        case .fileReadNoPermission, .fileWriteNoPermission: return EACCES
+        case .fileWriteOutOfSpace: return ENOSPC
+        case .fileWriteVolumeReadOnly: return EROFS
+        default: return nil
+        }
     }
 
     /// True when `error` says the file is not there.

@@ -6,21 +6,24 @@ enum OutboxDiagnostics {
     static let name = "outbox_diagnostics"
     static let feature = "tally"
 
+    /// The report's counters: each property and the ``DiagnosticCounts`` field it carries (one
+    /// list for writing a report and reading a refused one back).
+    private static let counters: [(key: String, field: any WritableKeyPath<DiagnosticCounts, UInt64> & Sendable)] = [
+        ("dropped_queue", \.droppedQueue),
+        ("dropped_caps", \.droppedCaps),
+        ("dropped_disk_full", \.droppedDiskFull),
+        ("corrupt_files", \.corruptFiles),
+        ("corrupt_events", \.corruptEvents),
+        ("dead_lettered_events", \.deadLetteredEvents),
+        ("dropped_by_hooks", \.droppedByHooks),
+        ("sampled_out", \.sampledOut),
+    ]
+
     /// The report's envelope; its id is the one fixed when the report was decided.
     static func envelope(_ report: OutboxLedger.PendingReport, outboxID: String) -> EventEnvelope? {
         guard let id = EventID(report.eventID) else { return nil }
-        let delta = report.delta
-        let properties: [String: PropertyValue] = [
-            "dropped_queue": .integer(Int64(clamping: delta.droppedQueue)),
-            "dropped_caps": .integer(Int64(clamping: delta.droppedCaps)),
-            "dropped_disk_full": .integer(Int64(clamping: delta.droppedDiskFull)),
-            "corrupt_files": .integer(Int64(clamping: delta.corruptFiles)),
-            "corrupt_events": .integer(Int64(clamping: delta.corruptEvents)),
-            "dead_lettered_events": .integer(Int64(clamping: delta.deadLetteredEvents)),
-            "dropped_by_hooks": .integer(Int64(clamping: delta.droppedByHooks)),
-            "sampled_out": .integer(Int64(clamping: delta.sampledOut)),
-            "outbox_id": .string(outboxID),
-        ]
+        var properties: [String: PropertyValue] = ["outbox_id": .string(outboxID)]
+        for (key, field) in counters { properties[key] = .integer(Int64(clamping: report.delta[keyPath: field])) }
         let time = Timestamp(nanosecondsSinceEpoch: report.occurredAt)
         return EventEnvelope(
             eventID: id,
@@ -36,19 +39,12 @@ enum OutboxDiagnostics {
     /// The losses a report carries, read back from its event (nil: not a report this outbox wrote).
     static func delta(of event: EventEnvelope) -> DiagnosticCounts? {
         guard event.name == name else { return nil }
-        func count(_ key: String) -> UInt64 {
-            if case .integer(let value) = event.properties.values[key], value > 0 { return UInt64(value) }
-            return 0
-        }
         var delta = DiagnosticCounts()
-        delta.droppedQueue = count("dropped_queue")
-        delta.droppedCaps = count("dropped_caps")
-        delta.droppedDiskFull = count("dropped_disk_full")
-        delta.corruptFiles = count("corrupt_files")
-        delta.corruptEvents = count("corrupt_events")
-        delta.deadLetteredEvents = count("dead_lettered_events")
-        delta.droppedByHooks = count("dropped_by_hooks")
-        delta.sampledOut = count("sampled_out")
+        for (key, field) in counters {
+            if case .integer(let value) = event.properties.values[key], value > 0 {
+                delta[keyPath: field] = UInt64(value)
+            }
+        }
         return delta
     }
 }

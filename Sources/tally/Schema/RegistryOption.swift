@@ -49,4 +49,10 @@ struct RegistryOption: ParsableArguments {
             throw CommandFailure(.usage, "the registry \(directory) is not a directory (of tracking plans, *.json)")
         }
     }
+
+    /// Whether `path` is a directory (that exists).
+    static func isDirectory(_ path: String) -> Bool {
+        var isDirectory: ObjCBool = false
+        return FileManager.default.fileExists(atPath: path, isDirectory: &isDirectory) && isDirectory.boolValue
+    }
 }

@@ -41,10 +41,7 @@ struct KeysCommand: AsyncParsableCommand {
             if let feature, let problem = NamingRules.problemWithSentName(feature) {
                 throw ValidationError("--feature \(problem)")
             }
-            var isDirectory: ObjCBool = false
-            if let registry,
-                !FileManager.default.fileExists(atPath: registry, isDirectory: &isDirectory) || !isDirectory.boolValue
-            {
+            if let registry, !RegistryOption.isDirectory(registry) {
                 throw ValidationError("--registry \(registry): not a directory (the plans `tally serve` will load).")
             }
         }

@@ -229,8 +229,7 @@ struct ServeCommand: AsyncParsableCommand {
         let base = (keys as NSString).deletingLastPathComponent
         for directory in Set(file.keys.compactMap(\.registry)) {
             let path = directory.hasPrefix("/") || base.isEmpty ? directory : base + "/" + directory
-            var isDirectory: ObjCBool = false
-            guard FileManager.default.fileExists(atPath: path, isDirectory: &isDirectory), isDirectory.boolValue else {
+            guard RegistryOption.isDirectory(path) else {
                 // The keys file's data is wrong (65), not the command line.
                 throw CommandFailure(
                     .dataError,
