@@ -204,6 +204,7 @@ printf '  FastAPI + uvicorn (2 workers) + psycopg       %8.0f events/s   peak RS
 printf '  serve / ingest    %.2f×  (target ≥ 0.6×)\n' "$(median "${serve_ratio[@]}")"
 printf '  serve / baseline  %.2f×  (target ≥ 4×; rounds %s)\n' "$(median "${baseline_ratio[@]}")" \
     "$(printf '%.2f ' "${baseline_ratio[@]}")"
+printf '  the baseline ran on %s\n' "$("$TALLY_PYTHON" -c 'import platform, sys; print(platform.python_implementation(), platform.python_version(), "from", sys._base_executable)')"
 printf '  host steal during the rounds: %s %% of CPU time; Python probe %s / %s ms before / after (a fixed loop:\n' \
     "$steal" "$probe_start" "$probe_end"
 printf '    the higher, the slower the host, and the more the Python baseline flatters the ratio)\n'
