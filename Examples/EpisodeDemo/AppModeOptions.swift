@@ -13,28 +13,32 @@ struct AppModeOptions: ParsableArguments {
     @Option(name: .long, help: "The outbox directory (app mode); shared by every run that names it.")
     var outbox: String?
 
-    @Option(name: .long, help: "Screen visits per second (default: as fast as possible).")
+    @Option(name: .long, parsing: .unconditional, help: "Screen visits per second (default: as fast as possible).")
     var rate: Double?
 
-    @Option(name: .long, help: "Seconds between outbox writes: the most a kill -9 can lose.")
+    @Option(name: .long, parsing: .unconditional, help: "Seconds between outbox writes: the most a kill -9 can lose.")
     var batchInterval: Double = 1
 
-    @Option(name: .long, help: "Seconds between uploads (also as soon as 100 events wait).")
+    @Option(name: .long, parsing: .unconditional, help: "Seconds between uploads (also as soon as 100 events wait).")
     var uploadInterval: Double = 10
 
-    @Option(name: .long, help: "Cap on the outbox's bytes; past it the oldest batches are dropped.")
+    @Option(
+        name: .long,
+        parsing: .unconditional,
+        help: "Cap on the outbox's bytes; past it the oldest batches are dropped."
+    )
     var maxOutboxBytes: Int?
 
-    @Option(name: .long, help: "Cap on the events waiting in the outbox.")
+    @Option(name: .long, parsing: .unconditional, help: "Cap on the events waiting in the outbox.")
     var maxOutboxEvents: Int?
 
-    @Option(name: .long, help: "Cap on the age of a waiting batch, in seconds.")
+    @Option(name: .long, parsing: .unconditional, help: "Cap on the age of a waiting batch, in seconds.")
     var maxOutboxAge: Double?
 
     @Flag(name: .long, help: "Send Segment batches (POST /v1/batch) instead of tally NDJSON.")
     var segment = false
 
-    @Option(name: .long, help: "Seconds a graceful end keeps uploading.")
+    @Option(name: .long, parsing: .unconditional, help: "Seconds a graceful end keeps uploading.")
     var flushTimeout: Double = 10
 
     @Flag(name: .long, help: "Print {\"progress\":{…}} on stderr every 200 ms.")

@@ -46,7 +46,7 @@ struct EpisodeDemoCommand: AsyncParsableCommand {
     @Option(name: .long, help: "Data directory of the file store ($TALLY_DATA_DIR when set).")
     var dataDir: String = FileStoreLayout.defaultRoot
 
-    @Option(name: .long, help: "Screen visits to simulate.")
+    @Option(name: .long, parsing: .unconditional, help: "Screen visits to simulate.")
     var visits: Int = 20
 
     @Flag(name: .long, help: "Keep tracking until SIGTERM/SIGINT instead of stopping after --visits.")

@@ -6,16 +6,20 @@ import TallyDelivery
 /// App mode's app-SDK flags: a simulated login and logout, sessions, lifecycle events from a
 /// simulated platform, super properties and enrichment hooks.
 struct SDKOptions: ParsableArguments {
-    @Option(name: .long, help: "Identify the user (--user-id) after this many visits, as a login would.")
+    @Option(
+        name: .long,
+        parsing: .unconditional,
+        help: "Identify the user (--user-id) after this many visits, as a login would."
+    )
     var loginAfter: Int?
 
     @Option(name: .long, help: "The user id of the simulated login.")
     var userID = "demo-user"
 
-    @Option(name: .long, help: "Reset the identity (logout) after this many visits.")
+    @Option(name: .long, parsing: .unconditional, help: "Reset the identity (logout) after this many visits.")
     var logoutAfter: Int?
 
-    @Option(name: .long, help: "Seconds without events that end a session.")
+    @Option(name: .long, parsing: .unconditional, help: "Seconds without events that end a session.")
     var sessionTimeout: Double = 1800
 
     @Flag(name: .long, help: "Track session_started and session_ended.")
@@ -24,7 +28,11 @@ struct SDKOptions: ParsableArguments {
     @Flag(name: .long, help: "Track the lifecycle events (Application Installed, Opened, …).")
     var lifecycle = false
 
-    @Option(name: .long, help: "The simulated app goes to the background and back after this many visits.")
+    @Option(
+        name: .long,
+        parsing: .unconditional,
+        help: "The simulated app goes to the background and back after this many visits."
+    )
     var backgroundAfter: Int?
 
     @Option(name: .long, help: "The app's version (context and lifecycle; Linux has no bundle to read).")

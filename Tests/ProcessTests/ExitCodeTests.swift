@@ -48,6 +48,11 @@ struct ExitCodeTests {
             ),
             (["summary", "--by", "day", "--by", "event", "--data-dir", data], "--by given 2 times"),
             (["summary", "--limit", "0", "--data-dir", data], "--limit must be 1 or more"),
+            // A negative number is the option's value, not an unknown flag ("Missing value" before).
+            (["summary", "--limit", "-3", "--data-dir", data], "--limit must be 1 or more"),
+            (["generate", "--events", "-5"], "--events must be 0 or more"),
+            (["serve", "--port", "-1", "--allow-anonymous"], "--port must be 0 to 65535"),
+            (["ingest", "--max-event-bytes", "-1"], "--max-event-bytes must be at least 64"),
             (["ingest", directory + "/nope.ndjson"], "does not exist"),
             (["ingest", directory], "is a directory"),
             (["ingest", "--max-line-bytes", "1000", "--max-event-bytes", "2000"], "is below --max-event-bytes"),

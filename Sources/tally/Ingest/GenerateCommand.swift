@@ -17,19 +17,19 @@ struct GenerateCommand: ParsableCommand {
             """
     )
 
-    @Option(name: .long, help: "Events to write.")
+    @Option(name: .long, parsing: .unconditional, help: "Events to write.")
     var events: Int = 10_000
 
-    @Option(name: .long, help: "Random seed: the same seed gives the same file.")
+    @Option(name: .long, parsing: .unconditional, help: "Random seed: the same seed gives the same file.")
     var seed: UInt64 = 42
 
-    @Option(name: .long, help: "Days the events span, ending 2026-11-22T00:00Z.")
+    @Option(name: .long, parsing: .unconditional, help: "Days the events span, ending 2026-11-22T00:00Z.")
     var days: Int = 14
 
-    @Option(name: .long, help: "Distinct users.")
+    @Option(name: .long, parsing: .unconditional, help: "Distinct users.")
     var users: Int = 500
 
-    @Option(name: .long, help: "Add an invalid line after every N events (0: none).")
+    @Option(name: .long, parsing: .unconditional, help: "Add an invalid line after every N events (0: none).")
     var badEvery: Int = 0
 
     func validate() throws {

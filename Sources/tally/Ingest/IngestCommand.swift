@@ -96,14 +96,23 @@ struct IngestCommand: AsyncParsableCommand {
 
     @Option(
         name: .long,
+        parsing: .unconditional,
         help: "Tolerate at most this many rejected lines: the next one stops reading there, with exit code 65."
     )
     var maxRejects: Int?
 
-    @Option(name: .long, help: "Reject lines longer than this many bytes (a line may hold a batch of events).")
+    @Option(
+        name: .long,
+        parsing: .unconditional,
+        help: "Reject lines longer than this many bytes (a line may hold a batch of events)."
+    )
     var maxLineBytes: Int = 1 << 20
 
-    @Option(name: .long, help: "Reject events larger than this many bytes as NDJSON (at most --max-line-bytes).")
+    @Option(
+        name: .long,
+        parsing: .unconditional,
+        help: "Reject events larger than this many bytes as NDJSON (at most --max-line-bytes)."
+    )
     var maxEventBytes: Int = ValidationLimits().maxEventBytes
 
     @Option(name: .long, help: "The final report: text or json.")

@@ -38,7 +38,7 @@ struct ServeCommand: AsyncParsableCommand {
     @Option(name: .long, help: "The address to listen on.")
     var host = "127.0.0.1"
 
-    @Option(name: .long, help: "The port (0: any free port).")
+    @Option(name: .long, parsing: .unconditional, help: "The port (0: any free port).")
     var port = 8080
 
     @Option(name: .long, help: "Where events go: file (the store under --data-dir) or postgres (--database-url).")
@@ -56,44 +56,66 @@ struct ServeCommand: AsyncParsableCommand {
     @Flag(name: .long, help: "Accept requests without a key (source anonymous): local development only.")
     var allowAnonymous = false
 
-    @Option(name: .long, help: "Refuse bodies larger than this many bytes as sent (413).")
+    @Option(name: .long, parsing: .unconditional, help: "Refuse bodies larger than this many bytes as sent (413).")
     var maxRequestBytes = 500 * 1024
 
-    @Option(name: .long, help: "Refuse events larger than this many bytes as NDJSON (400 event_too_large).")
+    @Option(
+        name: .long,
+        parsing: .unconditional,
+        help: "Refuse events larger than this many bytes as NDJSON (400 event_too_large)."
+    )
     var maxEventBytes = 32 * 1024
 
-    @Option(name: .long, help: "Refuse compressed bodies that inflate to more than this many bytes (413).")
+    @Option(
+        name: .long,
+        parsing: .unconditional,
+        help: "Refuse compressed bodies that inflate to more than this many bytes (413)."
+    )
     var maxDecompressedBytes = 8 << 20
 
-    @Option(name: .long, help: "Refuse compressed bodies that inflate more than this many times (413).")
+    @Option(
+        name: .long,
+        parsing: .unconditional,
+        help: "Refuse compressed bodies that inflate more than this many times (413)."
+    )
     var maxCompressionRatio = 100
 
-    @Option(name: .long, help: "The largest header field, and the whole header block, in bytes (400 and close above).")
+    @Option(
+        name: .long,
+        parsing: .unconditional,
+        help: "The largest header field, and the whole header block, in bytes (400 and close above)."
+    )
     var maxHeaderBytes = 16 * 1024
 
-    @Option(name: .long, help: "The most header fields of a request.")
+    @Option(name: .long, parsing: .unconditional, help: "The most header fields of a request.")
     var maxHeaderCount = 100
 
-    @Option(name: .long, help: "Close connections idle this many seconds.")
+    @Option(name: .long, parsing: .unconditional, help: "Close connections idle this many seconds.")
     var idleTimeout = 30.0
 
     @Option(
         name: .long,
+        parsing: .unconditional,
         help: "Close connections whose request has not arrived whole this many seconds after its first byte."
     )
     var readTimeout = 30.0
 
-    @Option(name: .long, help: "Answer 503 when events are not durable this many seconds after the request arrived.")
+    @Option(
+        name: .long,
+        parsing: .unconditional,
+        help: "Answer 503 when events are not durable this many seconds after the request arrived."
+    )
     var requestTimeout = 10.0
 
-    @Option(name: .long, help: "Accept at most this many connections at once.")
+    @Option(name: .long, parsing: .unconditional, help: "Accept at most this many connections at once.")
     var maxConnections = 1024
 
-    @Option(name: .long, help: "Answer 429 when this many events wait to be written.")
+    @Option(name: .long, parsing: .unconditional, help: "Answer 429 when this many events wait to be written.")
     var maxPendingEvents = 50_000
 
     @Option(
         name: .long,
+        parsing: .unconditional,
         help: "With --sink postgres: commit rounds written at once, each on its own connection."
     )
     var databaseConnections = 4

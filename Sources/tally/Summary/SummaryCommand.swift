@@ -50,7 +50,11 @@ struct SummaryCommand: AsyncParsableCommand {
     @Option(name: .long, help: "Row order: name (features and events A–Z, days and hours in time order) or count.")
     var sort: SummaryQuery.Sort = .name
 
-    @Option(name: .long, help: "Show at most this many rows (the total row still counts them all).")
+    @Option(
+        name: .long,
+        parsing: .unconditional,
+        help: "Show at most this many rows (the total row still counts them all)."
+    )
     var limit: Int?
 
     @Option(name: .long, help: "table, json or csv.")
