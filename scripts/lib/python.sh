@@ -12,9 +12,9 @@ tally_python_env() {
     requirements="$root/Tests/collector/requirements.txt"
     stamp="$venv/.requirements.sha256"
     # The system's own interpreter before whatever python3 comes first on PATH: the FastAPI
-    # baseline is measured on the Python a server would run. Debian's build (profile-guided) ran
-    # the baseline 15-30 % faster than this machine's pyenv build of the same 3.11, which had
-    # flattered serve/baseline (docs/collector.md, 2026-11-24).
+    # baseline is measured on the Python a server would run. Debian's 3.11 ran the baseline
+    # 15-30 % faster than this machine's pyenv build of 3.11 (compiled without
+    # --enable-optimizations), which had flattered serve/baseline (docs/collector.md, 2026-11-24).
     python=/usr/bin/python3
     [ -x "$python" ] || python=$(command -v python3 || true)
     if [ -z "$python" ]; then
@@ -25,7 +25,8 @@ tally_python_env() {
     export TALLY_PYTHON="$venv/bin/python"
     if [ -x "$TALLY_PYTHON" ] && [ "$(cat "$stamp" 2>/dev/null)" = "$hash" ]; then return 0; fi
     tally_log "preparing the Python environment (.build/python from $python, Tests/collector/requirements.txt)"
-    # A venv made from another interpreter is made again (its packages are built for that one).
+    # Made afresh whenever the stamp differs (new requirements or another interpreter): a venv keeps
+    # the interpreter and compiled packages it was made with.
     rm -rf "$venv"
     mkdir -p "$root/.build"
     # Debian's python3 lacks ensurepip until python3-venv is installed.
