@@ -20,7 +20,7 @@ struct TallyCommand: AsyncParsableCommand {
             verify or diff findings, status findings, doctor); 64 usage error (bad arguments, a missing input); 65 \
             the data is wrong \
             (too many rejects, nothing accepted, a registry with problems, an edited migration); 66 no store \
-            or input file to read; 69 the database could not be reached or refused the connection; 73 a directory cannot be \
+            or keys file to read; 69 the database could not be reached or refused the connection; 73 a directory cannot be \
             written; 74 an input or output failed; 75 interrupted (run the command again to finish).
             """,
         version: TallyVersion.current,

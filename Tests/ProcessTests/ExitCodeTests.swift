@@ -64,6 +64,33 @@ struct ExitCodeTests {
         }
     }
 
+    @Test("tally serve on a port in use or an unknown host is 64 with the address, not a socket error and 1")
+    func serveCannotListen() throws {
+        let directory = try CLI.temporaryDirectory("listen")
+        defer { try? FileManager.default.removeItem(atPath: directory) }
+        let held = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
+        defer { close(held) }
+        var address = sockaddr_in()
+        address.sin_family = sa_family_t(AF_INET)
+        address.sin_addr.s_addr = inet_addr("127.0.0.1")
+        var length = socklen_t(MemoryLayout<sockaddr_in>.size)
+        let bound = withUnsafeMutablePointer(to: &address) { pointer in
+            pointer.withMemoryRebound(to: sockaddr.self, capacity: 1) { socketAddress in
+                bind(held, socketAddress, length) == 0 && listen(held, 1) == 0
+                    && getsockname(held, socketAddress, &length) == 0
+            }
+        }
+        try #require(bound)
+        let port = String(UInt16(bigEndian: address.sin_port))
+        let serve = ["serve", "--allow-anonymous", "--data-dir", directory + "/data"]
+        let inUse = try CLI.run(serve + ["--port", port])
+        #expect(inUse.status == 64, "\(inUse.stderr)")
+        #expect(inUse.stderr.contains("cannot listen on 127.0.0.1:\(port): the address is in use"), "\(inUse.stderr)")
+        let unknown = try CLI.run(serve + ["--host", "999.1.1.1"])
+        #expect(unknown.status == 64, "\(unknown.stderr)")
+        #expect(unknown.stderr.contains("cannot listen on --host 999.1.1.1"), "\(unknown.stderr)")
+    }
+
     @Test("65 data, 66 no store or keys file, 73 cannot create; every code documented in --help")
     func otherCodes() throws {
         let directory = try CLI.temporaryDirectory("exit")

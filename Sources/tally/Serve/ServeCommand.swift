@@ -1,6 +1,7 @@
 import ArgumentParser
 import Foundation
 import Logging
+import NIOCore
 import ServiceLifecycle
 import TallyCore
 import TallyFileStore
@@ -32,6 +33,10 @@ struct ServeCommand: AsyncParsableCommand {
 
             Once listening, prints `tally serve: listening on http://HOST:PORT` on stderr. SIGTERM/SIGINT stop \
             accepting, answer what is in flight, flush the sinks and exit 0.
+
+            Exit codes: 0 stopped by a signal; 64 usage error (also a --host or --port that cannot be listened \
+            on); 65 a keys file that is not valid, or names a missing registry; 66 no keys file; 69 the database \
+            could not be reached; 73 the data directory cannot be written.
             """
     )
 
@@ -224,7 +229,19 @@ struct ServeCommand: AsyncParsableCommand {
             logger: logger
         )
         group.maximumGracefulShutdownDuration = .seconds(30)
-        try await ServiceGroup(configuration: group).run()
+        do {
+            try await ServiceGroup(configuration: group).run()
+        } catch let error as NIOCore.IOError where error.errnoCode == EADDRINUSE || error.errnoCode == EACCES {
+            let reason = error.errnoCode == EADDRINUSE ? "the address is in use" : "permission denied"
+            throw CommandFailure(.usage, "cannot listen on \(host):\(port): \(reason); choose another --port")
+        } catch is SocketAddressError.UnknownHost {
+            throw CommandFailure(
+                .usage,
+                "cannot listen on --host \(host): no such address; give an IP address or a name"
+            )
+        } catch let error as SocketAddressError {
+            throw CommandFailure(.usage, "cannot listen on --host \(host) (\(error)); give an IP address or a name")
+        }
         if let rejects = rejectSink as? PostgresRejectSink { await rejects.close() }
     }
 
