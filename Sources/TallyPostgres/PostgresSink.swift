@@ -103,7 +103,7 @@ public actor PostgresSink: EventSink {
     /// statement cancelled where no rollback could follow): then it is closed, and the next write
     /// opens a new one.
     private func release(_ loader: PostgresLoader) async {
-        if await loader.connection.isReusable {
+        if loader.connection.isReusable {
             idle.append(loader)
         } else {
             await loader.connection.close()

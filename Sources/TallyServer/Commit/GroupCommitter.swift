@@ -227,7 +227,7 @@ package final class GroupCommitter: Service, Sendable {
         while true {
             let started = ContinuousClock.now
             do {
-                try await withTimeout(configuration.writeTimeout) {
+                try await WriteTimeout.run(configuration.writeTimeout) {
                     try await self.writeOnce(events, rejected)
                 }
                 metrics.sinkLatency.recordNanoseconds(Self.nanoseconds(ContinuousClock.now - started))
@@ -260,33 +260,17 @@ package final class GroupCommitter: Service, Sendable {
         wake.yield()
     }
 
-    /// Runs `body`, cancelling it after `timeout` (it then throws ``WriteTimeout``).
-    private func withTimeout(_ timeout: Duration, _ body: @escaping @Sendable () async throws -> Void) async throws {
-        try await withThrowingTaskGroup(of: Bool.self) { group in
-            group.addTask {
-                try await body()
-                return true
-            }
-            group.addTask {
-                try await Task.sleep(for: timeout)
-                return false
-            }
-            let finished = try await group.next() ?? false
-            group.cancelAll()
-            if !finished { throw WriteTimeout(timeout: timeout) }
-        }
-    }
-
-    /// A round's write did not finish in time; it was cancelled.
-    struct WriteTimeout: Error, CustomStringConvertible {
-        var timeout: Duration
-        var description: String { "the sink did not finish the write within \(timeout)" }
-    }
-
     private func writeOnce(_ events: [EventEnvelope], _ rejected: [RejectedEvent]) async throws {
+        guard !rejected.isEmpty else {
+            // The usual round: no child task for rejects (one more trip through the event loops).
+            guard !events.isEmpty else { return }
+            try await sink.write(events)
+            try await sink.flush()
+            return
+        }
         let sink = self.sink
         let rejects = self.rejects
-        async let storedRejects: Void = rejected.isEmpty ? () : rejects.store(rejected)
+        async let storedRejects: Void = rejects.store(rejected)
         if !events.isEmpty {
             try await sink.write(events)
             try await sink.flush()

@@ -57,7 +57,7 @@ package actor PostgresRejectSink: RejectSink {
     }
 
     private func open() async throws -> PostgresConnection {
-        if let connection, await connection.isReusable { return connection }
+        if let connection, connection.isReusable { return connection }
         await connection?.close()
         let opened = try await PostgresConnection.connect(conninfo)
         connection = opened
