@@ -230,7 +230,7 @@ package final class GroupCommitter: Service, Sendable {
                 try await WriteTimeout.run(configuration.writeTimeout) {
                     try await self.writeOnce(events, rejected)
                 }
-                metrics.sinkLatency.recordNanoseconds(Self.nanoseconds(ContinuousClock.now - started))
+                metrics.sinkLatency.recordNanoseconds(Collector.nanoseconds(ContinuousClock.now - started))
                 succeeded = true
                 break
             } catch {
@@ -261,21 +261,18 @@ package final class GroupCommitter: Service, Sendable {
     }
 
     private func writeOnce(_ events: [EventEnvelope], _ rejected: [RejectedEvent]) async throws {
-        guard !rejected.isEmpty else {
-            // The usual round: no child task for rejects (one more trip through the event loops).
-            guard !events.isEmpty else { return }
-            try await sink.write(events)
-            try await sink.flush()
-            return
-        }
-        let sink = self.sink
-        let rejects = self.rejects
+        // The usual round has no rejects: then no child task for them (one more trip through the
+        // event loops).
+        guard !rejected.isEmpty else { return try await writeEvents(events) }
         async let storedRejects: Void = rejects.store(rejected)
-        if !events.isEmpty {
-            try await sink.write(events)
-            try await sink.flush()
-        }
+        try await writeEvents(events)
         try await storedRejects
+    }
+
+    private func writeEvents(_ events: [EventEnvelope]) async throws {
+        guard !events.isEmpty else { return }
+        try await sink.write(events)
+        try await sink.flush()
     }
 
     /// Each answer resumes its request once: its payload (and continuation) leaves the table.
@@ -292,11 +289,6 @@ package final class GroupCommitter: Service, Sendable {
             case .timedOut: continuation.resume(returning: .timedOut)
             }
         }
-    }
-
-    private static func nanoseconds(_ duration: Duration) -> Int64 {
-        let (seconds, attoseconds) = duration.components
-        return seconds * 1_000_000_000 + attoseconds / 1_000_000_000
     }
 }
 
