@@ -97,7 +97,10 @@ enum FileErrorText {
         }
         switch error {
         case .dataCorrupted(let context):
-            return context.codingPath.isEmpty ? "not valid JSON" : "\(path(context)): \(context.debugDescription)"
+            guard context.codingPath.isEmpty else { return "\(path(context)): \(context.debugDescription)" }
+            // Foundation's own text names no place; a loader that found one (the keys file) says it.
+            let generic = context.debugDescription.hasPrefix("The given data was not valid JSON")
+            return generic ? "not valid JSON" : "not valid JSON: \(context.debugDescription)"
         case .keyNotFound(let key, let context):
             return "\(path(context)) has no \"\(key.stringValue)\""
         case .typeMismatch(let type, let context):

@@ -135,6 +135,18 @@ struct ExitCodeTests {
         try #"{"keys":[{"sha256":"abc","source":"app"}]}"#.write(toFile: wrongKeys, atomically: true, encoding: .utf8)
         let badHash = try CLI.run(["keys", "list", "--keys", wrongKeys])
         #expect(badHash.status == 65 && badHash.stderr.contains("$.keys[0].sha256: not a SHA-256"), "\(badHash.stderr)")
+        // Not JSON at all: the line and column, which Foundation's decoder does not give.
+        try "{\n  \"keys\": [\n    {\"source\": \"app\",}\n  ]\n}\n".write(
+            toFile: wrongKeys,
+            atomically: true,
+            encoding: .utf8
+        )
+        let notJSON = try CLI.run(["keys", "list", "--keys", wrongKeys])
+        #expect(notJSON.status == 65 && notJSON.stderr.contains("line 3, column 22"), "\(notJSON.stderr)")
+        // No keys yet: said, with what makes one (not an empty output).
+        try #"{"keys":[]}"#.write(toFile: wrongKeys, atomically: true, encoding: .utf8)
+        let empty = try CLI.run(["keys", "list", "--keys", wrongKeys])
+        #expect(empty.status == 0 && empty.stderr.contains("no keys in"), "\(empty.stderr)")
         // A relative --registry is stored absolute: `tally serve` would read it from the keys file's directory.
         let relative = try CLI.run([
             "keys", "add", "--keys", directory + "/keys.json", "--source", "app", "--registry", "Examples/registry",

@@ -92,4 +92,15 @@ struct ErrorTests {
             }
         }
     }
+
+    @Test("a JSON error's offset as line and column, both from 1, for files a person edits")
+    func textPosition() {
+        let text = Array("{\n  \"a\": 1,\n  x\n}".utf8)
+        text.withUnsafeBufferPointer { bytes in
+            #expect(JSONTextPosition(of: 0, in: bytes).description == "line 1, column 1")
+            let x = JSONTextPosition(of: 14, in: bytes)
+            #expect(x.line == 3 && x.column == 3)
+            #expect(JSONTextPosition(of: 16, in: bytes).description == "line 4, column 1")
+        }
+    }
 }

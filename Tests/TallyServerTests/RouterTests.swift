@@ -286,6 +286,18 @@ struct RouterTests {
                 "400 no_events",
             ]
         )
+        // `curl -d @file` sends a form without the file's newlines: the answer says so.
+        let joined = Self.ndjson(2).filter { $0 != UInt8(ascii: "\n") }
+        let form = try await fixture.test { client in
+            try await client.execute(
+                uri: "/v1/events",
+                method: .post,
+                headers: Self.bearer + [.contentType: "application/x-www-form-urlencoded"],
+                body: .init(bytes: joined)
+            )
+        }
+        #expect(form.status == .badRequest)
+        #expect(String(buffer: form.body).contains("--data-binary"), "\(String(buffer: form.body))")
         #expect(fixture.sink.eventCount == 0)
         #expect(fixture.rejects.rejects.isEmpty)
     }

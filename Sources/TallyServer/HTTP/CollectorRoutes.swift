@@ -31,7 +31,17 @@ struct CollectorRoutes: Sendable {
         }
         guard let sender else { throw CollectorError(.unauthorized, .unauthorized, "a write key is required") }
         let decoder = PayloadDecoder(kind: kind, sender: sender, requestID: context.id, receivedAt: receivedAt)
-        let decoded = try decoder.decode(body)
+        let decoded: PayloadDecoder.Decoded
+        do {
+            decoded = try decoder.decode(body)
+        } catch var error as CollectorError where error.code == .invalidJSON && Self.isFormEncoded(request) {
+            // `curl -d @events.ndjson` sends a form and drops the file's newlines: the lines run
+            // together into one invalid document, and the error alone does not say why.
+            error.message +=
+                "; the body was sent as a form (curl -d drops a file's newlines): send it with "
+                + "--data-binary @FILE -H 'Content-Type: application/x-ndjson'"
+            throw error
+        }
         let outcome = await collector.committer.commit(
             events: decoded.events,
             rejects: decoded.rejects,
@@ -66,6 +76,11 @@ struct CollectorRoutes: Sendable {
             headers: [.contentType: "application/json"],
             body: ResponseBody(byteBuffer: ByteBuffer(bytes: reply))
         )
+    }
+
+    /// Whether the request says its body is a form (curl's `-d` default).
+    static func isFormEncoded(_ request: Request) -> Bool {
+        request.headers[.contentType]?.lowercased().hasPrefix("application/x-www-form-urlencoded") == true
     }
 
     /// `{"accepted":N,"rejected":[{"index":I,"reason":"…","path":"…","message":"…"}]}`.

@@ -99,6 +99,10 @@ struct KeysCommand: AsyncParsableCommand {
             } catch {
                 throw CommandFailure(.dataError, "cannot read the keys file \(keys): \(FileErrorText.describe(error))")
             }
+            guard !file.keys.isEmpty else {
+                Terminal.error("no keys in \(keys); `tally keys add --keys \(keys) --source NAME` makes one")
+                return
+            }
             for entry in file.keys {
                 var line = entry.source
                 if let feature = entry.feature { line += "\tfeature=\(feature)" }
