@@ -6,14 +6,15 @@ package struct JSONTextPosition: Sendable, Hashable, CustomStringConvertible {
 
     /// The position of `offset` in `bytes`.
     package init(of offset: Int, in bytes: UnsafeBufferPointer<UInt8>) {
+        let offset = max(offset, 0)
         var line = 1
         var lineStart = 0
-        for index in 0..<min(max(offset, 0), bytes.count) where bytes[index] == UInt8(ascii: "\n") {
+        for index in 0..<min(offset, bytes.count) where bytes[index] == UInt8(ascii: "\n") {
             line += 1
             lineStart = index + 1
         }
         self.line = line
-        column = max(offset, 0) - lineStart + 1
+        column = offset - lineStart + 1
     }
 
     /// `line 3, column 14`.
