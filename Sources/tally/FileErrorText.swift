@@ -98,9 +98,9 @@ enum FileErrorText {
         switch error {
         case .dataCorrupted(let context):
             guard context.codingPath.isEmpty else { return "\(path(context)): \(context.debugDescription)" }
-            // Foundation's own text names no place; a loader that found one (the keys file) says it.
-            let generic = context.debugDescription.hasPrefix("The given data was not valid JSON")
-            return generic ? "not valid JSON" : "not valid JSON: \(context.debugDescription)"
+            // Foundation's own text names no place; tally's parser (the keys file's check) does.
+            guard context.underlyingError is JSONError else { return "not valid JSON" }
+            return "not valid JSON: \(context.debugDescription)"
         case .keyNotFound(let key, let context):
             return "\(path(context)) has no \"\(key.stringValue)\""
         case .typeMismatch(let type, let context):

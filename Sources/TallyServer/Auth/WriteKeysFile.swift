@@ -67,17 +67,18 @@ public struct WriteKeysFile: Sendable, Hashable, Codable {
     public static func load(_ path: String) throws -> WriteKeysFile {
         let data = try Data(contentsOf: URL(fileURLWithPath: path))
         // Foundation's decoder says only that the text is not JSON; tally's parser says where.
-        let syntax = data.withUnsafeBytes { (raw: UnsafeRawBufferPointer) -> String? in
+        let syntax = data.withUnsafeBytes { (raw: UnsafeRawBufferPointer) -> DecodingError.Context? in
             let bytes = raw.bindMemory(to: UInt8.self)
             var parser = JSONParser(bytes: bytes)
             do throws(JSONError) {
                 _ = try parser.parseDocument()
                 return nil
             } catch {
-                return "\(error) (\(JSONTextPosition(of: error.offset, in: bytes)))"
+                let place = "\(error) (\(JSONTextPosition(of: error.offset, in: bytes)))"
+                return DecodingError.Context(codingPath: [], debugDescription: place, underlyingError: error)
             }
         }
-        if let syntax { throw DecodingError.dataCorrupted(.init(codingPath: [], debugDescription: syntax)) }
+        if let syntax { throw DecodingError.dataCorrupted(syntax) }
         return try JSONDecoder().decode(WriteKeysFile.self, from: data)
     }
 
