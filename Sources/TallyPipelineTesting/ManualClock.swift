@@ -1,12 +1,13 @@
 import TallyCore
 
-/// A clock that only moves when a test advances it: batch intervals, retry backoff and sink
-/// deadlines without sleeping.
+/// A clock that only moves when a test advances it: batch intervals and retry backoff without
+/// sleeping (a sink's write deadline runs on the continuous clock).
 ///
 /// Pass it as an `EventPipeline`'s `clock`. A task that sleeps on it stays asleep until
 /// ``advance(by:)`` moves time past its deadline (or the task is cancelled);
 /// ``waitForSleepers(count:)`` returns once the pipeline is waiting on the clock, so a test knows
-/// when to advance it.
+/// when to advance it; ``waitForSleeper(for:)`` waits for one particular sleep, a retry's backoff
+/// for instance.
 ///
 /// ```swift
 /// let clock = ManualClock()
@@ -34,7 +35,22 @@ public final class ManualClock: Clock, Sendable {
     private struct Sleeper {
         var id: UInt64
         var deadline: Instant
+        /// How long it asked to sleep, from the moment it asked.
+        var duration: Duration
         var continuation: CheckedContinuation<Void, any Error>
+    }
+
+    /// What a test waits for: a number of sleepers, or one sleeping for a given duration.
+    private enum Awaited {
+        case count(Int)
+        case duration(Duration)
+
+        func isMet(by sleepers: [Sleeper]) -> Bool {
+            switch self {
+            case .count(let count): sleepers.count >= count
+            case .duration(let duration): sleepers.contains { $0.duration == duration }
+            }
+        }
     }
 
     private struct State {
@@ -43,7 +59,7 @@ public final class ManualClock: Clock, Sendable {
         var nextID: UInt64 = 0
         /// Every sleep requested, as a duration from the moment it was requested.
         var requestedSleeps: [Duration] = []
-        var sleeperWaiters: [(count: Int, continuation: CheckedContinuation<Void, Never>)] = []
+        var sleeperWaiters: [(awaited: Awaited, continuation: CheckedContinuation<Void, Never>)] = []
     }
 
     private let state = Locked(State())
@@ -70,12 +86,15 @@ public final class ManualClock: Clock, Sendable {
         try await withTaskCancellationHandler {
             try await withCheckedThrowingContinuation { (continuation: CheckedContinuation<Void, any Error>) in
                 let (resumeNow, waiters) = state.withLock { state -> (Bool, [CheckedContinuation<Void, Never>]) in
-                    state.requestedSleeps.append(state.now.duration(to: deadline))
+                    let duration = state.now.duration(to: deadline)
+                    state.requestedSleeps.append(duration)
                     if Task.isCancelled || deadline <= state.now { return (true, []) }
-                    state.sleepers.append(Sleeper(id: id, deadline: deadline, continuation: continuation))
-                    let count = state.sleepers.count
-                    let ready = state.sleeperWaiters.filter { $0.count <= count }.map(\.continuation)
-                    state.sleeperWaiters.removeAll { $0.count <= count }
+                    state.sleepers.append(
+                        Sleeper(id: id, deadline: deadline, duration: duration, continuation: continuation)
+                    )
+                    let sleepers = state.sleepers
+                    let ready = state.sleeperWaiters.filter { $0.awaited.isMet(by: sleepers) }.map(\.continuation)
+                    state.sleeperWaiters.removeAll { $0.awaited.isMet(by: sleepers) }
                     return (false, ready)
                 }
                 for waiter in waiters { waiter.resume() }
@@ -110,10 +129,20 @@ public final class ManualClock: Clock, Sendable {
 
     /// Returns once at least `count` tasks sleep on this clock.
     public func waitForSleepers(count: Int) async {
+        await wait(for: .count(count))
+    }
+
+    /// Returns once a task sleeps on this clock for `duration`, counted from the moment it began
+    /// to sleep: a retry's backoff, say, whatever else (a batch interval's timer) sleeps beside it.
+    public func waitForSleeper(for duration: Duration) async {
+        await wait(for: .duration(duration))
+    }
+
+    private func wait(for awaited: Awaited) async {
         await withCheckedContinuation { continuation in
             let ready = state.withLock { state -> Bool in
-                if state.sleepers.count >= count { return true }
-                state.sleeperWaiters.append((count, continuation))
+                if awaited.isMet(by: state.sleepers) { return true }
+                state.sleeperWaiters.append((awaited, continuation))
                 return false
             }
             if ready { continuation.resume() }

@@ -32,11 +32,54 @@ struct EventBufferStateMachineTests {
         #expect(machine.events.isEmpty)
     }
 
+    @Test("the ticker idles while nothing is queued; the next event, or close, resumes it")
+    func idleTicker() {
+        var machine = Self.machine(batch: 3)
+        guard case .suspended = machine.idleTicker(5) else { Issue.record("empty: the ticker idles"); return }
+        guard case .acceptedResumingTicker(5) = machine.offer(Self.events[0]) else {
+            Issue.record("the first event resumes the ticker")
+            return
+        }
+        guard case .resumeNow = machine.idleTicker(6) else { Issue.record("an event waits: tick on"); return }
+        guard case .accepted = machine.offer(Self.events[1]) else { Issue.record("no ticker to resume"); return }
+
+        var empty = Self.machine(batch: 3)
+        _ = empty.idleTicker(7)
+        guard case .appended(2, nil, 7) = empty.append(Self.events[0..<2]) else {
+            Issue.record("append resumes the ticker too")
+            return
+        }
+        var closing = Self.machine()
+        _ = closing.idleTicker(8)
+        #expect(closing.close().ticker == 8, "close resumes it, so that it can end")
+        guard case .resumeNow = closing.idleTicker(9) else { Issue.record("closed: it does not idle"); return }
+        var cancelled = Self.machine()
+        _ = cancelled.idleTicker(10)
+        #expect(cancelled.cancelIdleTicker() == 10)
+        #expect(cancelled.cancelIdleTicker() == nil, "taken once")
+        guard case .resumeNow = cancelled.idleTicker(11, isCancelled: true) else {
+            Issue.record("cancelled before it idled: nothing would resume it")
+            return
+        }
+    }
+
+    @Test("drops not yet reported keep the ticker ticking with the queue empty")
+    func dropsKeepTicking() {
+        var machine = Self.machine(capacity: 1, batch: 1)
+        _ = machine.offer(Self.events[0])
+        _ = machine.offer(Self.events[1])  // full under block: refused, counted as a drop
+        var spare = Deque<EventEnvelope>()
+        guard case .events = machine.next(swappingWith: &spare) else { Issue.record("events"); return }
+        guard case .resumeNow = machine.idleTicker(1) else { Issue.record("a drop to report"); return }
+        #expect(machine.tick().drops == 1)
+        guard case .suspended = machine.idleTicker(2) else { Issue.record("reported: idle"); return }
+    }
+
     @Test("full under block: offer refuses and counts a drop; append takes what fits, then a producer waits")
     func blockPolicy() {
         var machine = Self.machine()
-        guard case .appended(3, nil) = machine.append(Self.events[0..<3]) else { Issue.record("3 of 3"); return }
-        guard case .appended(1, nil) = machine.append(Self.events[3..<6]) else { Issue.record("1 fits"); return }
+        guard case .appended(3, nil, nil) = machine.append(Self.events[0..<3]) else { Issue.record("3 of 3"); return }
+        guard case .appended(1, nil, nil) = machine.append(Self.events[3..<6]) else { Issue.record("1 fits"); return }
         guard case .refused = machine.offer(Self.events[9]) else { Issue.record("full"); return }
         #expect(machine.counts.dropped == 1 && machine.counts.accepted == 5 && machine.counts.queued == 4)
 

@@ -1,7 +1,8 @@
 import TallyCore
-import TallyPipeline
 import TallyPipelineTesting
 import Testing
+
+@testable import TallyPipeline
 
 /// Batching, retries and dead letters on a manual clock: no sleeps, no timing assumptions.
 @Suite("Pipeline batching and retries (manual clock)")
@@ -65,6 +66,45 @@ struct PipelineBatchingTests {
         }
     }
 
+    @Test("with nothing queued the ticker waits for the next event, not on the clock")
+    func idleTickerSleepsOnNoClock() async throws {
+        let clock = ManualClock()
+        let sink = InMemorySink()
+        let pipeline = EventPipeline(sinks: [sink], configuration: Self.configuration(), clock: clock)
+        try await pipeline.running {
+            #expect(await Self.eventually { pipeline.buffer.isTickerIdle }, "nothing sent yet")
+            try await pipeline.send(contentsOf: TestEvents.events(count: 3))
+            await clock.waitForSleepers(count: 1)
+            let sleeps = clock.requestedSleeps.count
+            clock.advance(by: .seconds(5))
+            await sink.waitForEvents(count: 3)
+            // Back from the tick, the ticker idles, or sleeps one more interval if it looked at the
+            // queue before the batcher took the events.
+            #expect(await Self.eventually { pipeline.buffer.isTickerIdle || clock.requestedSleeps.count > sleeps })
+            if !pipeline.buffer.isTickerIdle {
+                clock.advance(by: .seconds(5))
+                #expect(await Self.eventually { pipeline.buffer.isTickerIdle }, "the next round finds nothing")
+            }
+            let idleSleeps = clock.requestedSleeps.count
+            for _ in 0..<12 { clock.advance(by: .seconds(300)) }
+            #expect(clock.requestedSleeps.count == idleSleeps, "an idle hour: not one sleep")
+            try await pipeline.send(contentsOf: TestEvents.events(producer: 2, count: 1))
+            await clock.waitForSleepers(count: 1)
+            clock.advance(by: .seconds(5))
+            await sink.waitForEvents(count: 4)
+            #expect(sink.batches.map(\.count) == [3, 1])
+        }
+    }
+
+    /// Whether `condition` holds within ten seconds (checked every millisecond).
+    static func eventually(_ condition: () -> Bool) async -> Bool {
+        for _ in 0..<10_000 {
+            if condition() { return true }
+            try? await Task.sleep(for: .milliseconds(1))
+        }
+        return condition()
+    }
+
     @Test("flush() returns once everything sent before it is written and the sinks flushed")
     func explicitFlush() async throws {
         let sink = InMemorySink()
@@ -93,8 +133,7 @@ struct PipelineBatchingTests {
         try await pipeline.running {
             try await pipeline.send(contentsOf: TestEvents.events(count: 10))
             for (attempt, backoff) in [100, 200, 400].map(Duration.milliseconds).enumerated() {
-                // The ticker sleeps too: wait for it and the retry.
-                await clock.waitForSleepers(count: 2)
+                await clock.waitForSleeper(for: backoff)
                 #expect(sink.writeAttempts == attempt + 1)
                 clock.advance(by: backoff - .milliseconds(1))
                 #expect(sink.writeAttempts == attempt + 1, "not retried before its backoff")
@@ -143,7 +182,7 @@ struct PipelineBatchingTests {
         try await pipeline.running {
             try await pipeline.send(contentsOf: TestEvents.events(count: 10))
             for backoff in [1, 2].map(Duration.seconds) {
-                await clock.waitForSleepers(count: 2)
+                await clock.waitForSleeper(for: backoff)
                 clock.advance(by: backoff)
             }
             await deadLetters.waitForLetters(count: 1)
@@ -158,7 +197,7 @@ struct PipelineBatchingTests {
             await sink.waitForEvents(count: 10)
             sink.fail(with: SinkDown())
             try await pipeline.send(contentsOf: TestEvents.events(producer: 3, count: 10))
-            await clock.waitForSleepers(count: 2)
+            await clock.waitForSleeper(for: .seconds(1))
             #expect(sink.writeAttempts == 6, "retried again")
             sink.fail(with: nil)
             clock.advance(by: .seconds(1))

@@ -1,4 +1,3 @@
-import AsyncAlgorithms
 import DequeModule
 public import Logging
 public import ServiceLifecycle
@@ -305,8 +304,17 @@ public actor EventPipeline: Service {
         }
     }
 
+    /// Every `batchInterval` while events wait: a partial batch is then due, and drops are
+    /// reported. With the queue empty it waits for the next event instead of ticking, so an idle
+    /// app's process is not woken once a second for nothing.
     private nonisolated func runTicker<C: Clock>(clock: C) async where C.Duration == Duration {
-        for await _ in AsyncTimerSequence(interval: configuration.batchInterval, clock: clock) {
+        while !Task.isCancelled {
+            await buffer.waitUntilTickable()
+            do {
+                try await clock.sleep(for: configuration.batchInterval)
+            } catch {
+                return
+            }
             reportDrops(buffer.tick())
         }
     }

@@ -45,6 +45,9 @@ final class EventBuffer: Sendable {
         case .acceptedResumingConsumer(let consumer):
             consumer.resume()
             return true
+        case .acceptedResumingTicker(let ticker):
+            ticker.resume()
+            return true
         case .refused:
             return false
         }
@@ -65,8 +68,9 @@ final class EventBuffer: Sendable {
             switch state.withLock({ $0.append(remaining) }) {
             case .closed:
                 throw PipelineError(code: .closed, message: "the pipeline is shut down")
-            case .appended(let count, let consumer):
+            case .appended(let count, let consumer, let ticker):
                 consumer?.resume()
+                ticker?.resume()
                 remaining = remaining.dropFirst(count)
                 if !remaining.isEmpty && count == 0 { try await waitForRoom() }
             }
@@ -99,6 +103,26 @@ final class EventBuffer: Sendable {
         return drops
     }
 
+    /// Returns once there is something for the interval ticker to do: events queued, drops to
+    /// report, the queue closed, or the task cancelled. Until then the ticker sleeps on no clock.
+    func waitUntilTickable() async {
+        await withTaskCancellationHandler {
+            await withUnsafeContinuation { (continuation: UnsafeContinuation<Void, Never>) in
+                // Read under the lock that `onCancel` takes too: a cancel flagged before this found
+                // nothing to resume, so the ticker must not idle; one flagged after finds it stored.
+                switch state.withLock({ $0.idleTicker(continuation, isCancelled: Task.isCancelled) }) {
+                case .suspended: break
+                case .resumeNow: continuation.resume()
+                }
+            }
+        } onCancel: {
+            state.withLock { $0.cancelIdleTicker() }?.resume()
+        }
+    }
+
+    /// Whether the ticker waits for an event rather than on its clock.
+    var isTickerIdle: Bool { state.withLock { $0.isTickerIdle } }
+
     /// Queues a flush: `ticket` reaches the batcher once every event accepted so far left the queue.
     /// Completes it at once when the batcher is gone.
     func requestFlush(_ ticket: FlushTicket) {
@@ -112,6 +136,7 @@ final class EventBuffer: Sendable {
     func close() {
         let action = state.withLock { $0.close() }
         action.consumer?.resume()
+        action.ticker?.resume()
         for producer in action.producers { producer.resume() }
     }
 

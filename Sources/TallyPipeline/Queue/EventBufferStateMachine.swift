@@ -24,13 +24,16 @@ struct EventBufferStateMachine<Consumer, Producer> {
         case accepted
         /// Queued, and a batch is due: resume the consumer.
         case acceptedResumingConsumer(Consumer)
+        /// Queued into an empty queue while the ticker idled: resume the ticker.
+        case acceptedResumingTicker(Consumer)
         /// Not queued: the buffer is closed, or full under `block` (then counted as dropped).
         case refused
     }
 
     enum AppendAction {
-        /// The first `count` events were queued (none when full); resume `consumer` if there is one.
-        case appended(count: Int, resuming: Consumer?)
+        /// The first `count` events were queued (none when full); resume `consumer` and `ticker`
+        /// where there is one.
+        case appended(count: Int, resuming: Consumer?, ticker: Consumer?)
         /// The buffer is closed: nothing was queued.
         case closed
     }
@@ -72,6 +75,7 @@ struct EventBufferStateMachine<Consumer, Producer> {
 
     struct CloseAction {
         var consumer: Consumer?
+        var ticker: Consumer?
         var producers: [Producer]
     }
 
@@ -98,6 +102,9 @@ struct EventBufferStateMachine<Consumer, Producer> {
     private var partialBatchDue = false
     private var flushes = Deque<(target: UInt64, ticket: FlushTicket)>()
     private var consumer: Consumer?
+    /// The interval ticker, idle while the queue is empty (an app's pipeline otherwise woke its
+    /// process every interval with nothing to do); the next event resumes it.
+    private var idleTicker: Consumer?
     private var producers = Deque<(id: UInt64, producer: Producer)>()
     private var lastWaiterID: UInt64 = 0
 
@@ -135,6 +142,7 @@ struct EventBufferStateMachine<Consumer, Producer> {
         events.append(event)
         accepted &+= 1
         if let consumer = consumerToWake() { return .acceptedResumingConsumer(consumer) }
+        if let ticker = idleTicker.take() { return .acceptedResumingTicker(ticker) }
         return .accepted
     }
 
@@ -145,10 +153,10 @@ struct EventBufferStateMachine<Consumer, Producer> {
             return .closed
         }
         let room = min(capacity - events.count, remaining.count)
-        guard room > 0 else { return .appended(count: 0, resuming: nil) }
+        guard room > 0 else { return .appended(count: 0, resuming: nil, ticker: nil) }
         events.append(contentsOf: remaining.prefix(room))
         accepted &+= UInt64(room)
-        return .appended(count: room, resuming: consumerToWake())
+        return .appended(count: room, resuming: consumerToWake(), ticker: idleTicker.take())
     }
 
     /// A new id for a producer about to wait, so that its cancellation can find it.
@@ -182,6 +190,22 @@ struct EventBufferStateMachine<Consumer, Producer> {
         return (drops, consumer.take())
     }
 
+    /// Stores the ticker while nothing is queued and no drops wait to be reported: the next event
+    /// (or ``close()``, or ``cancelIdleTicker()``) resumes it. Otherwise, or when its task is
+    /// already cancelled, it ticks on (`.resumeNow`).
+    mutating func idleTicker(_ ticker: Consumer, isCancelled: Bool = false) -> SuspendAction {
+        guard !isCancelled, lifecycle == .accepting, events.isEmpty, unreportedDrops == 0 else { return .resumeNow }
+        idleTicker = ticker
+        return .suspended
+    }
+
+    var isTickerIdle: Bool { idleTicker != nil }
+
+    /// The idle ticker, taken back (its task was cancelled); nil when something resumed it first.
+    mutating func cancelIdleTicker() -> Consumer? {
+        idleTicker.take()
+    }
+
     mutating func requestFlush(_ ticket: FlushTicket) -> FlushRequestAction {
         if lifecycle == .finished { return .completeNow }
         flushes.append((accepted, ticket))
@@ -191,7 +215,11 @@ struct EventBufferStateMachine<Consumer, Producer> {
     mutating func close() -> CloseAction {
         if lifecycle == .accepting { lifecycle = .draining }
         defer { producers = [] }
-        return CloseAction(consumer: consumer.take(), producers: producers.isEmpty ? [] : producers.map(\.producer))
+        return CloseAction(
+            consumer: consumer.take(),
+            ticker: idleTicker.take(),
+            producers: producers.isEmpty ? [] : producers.map(\.producer)
+        )
     }
 
     // MARK: Consumer
