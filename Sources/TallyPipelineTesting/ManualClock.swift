@@ -132,8 +132,11 @@ public final class ManualClock: Clock, Sendable {
         await wait(for: .count(count))
     }
 
-    /// Returns once a task sleeps on this clock for `duration`, counted from the moment it began
-    /// to sleep: a retry's backoff, say, whatever else (a batch interval's timer) sleeps beside it.
+    /// Returns once a task sleeps on this clock for exactly `duration`, counted from the moment it
+    /// began to sleep: a retry's backoff, say, whatever else (a batch interval's timer) sleeps
+    /// beside it. Any sleeper still asleep counts, one the test waited for before included; and
+    /// the match is exact, so give the `RetryPolicy` no jitter (`jitter: 0`) to wait for its
+    /// backoff.
     public func waitForSleeper(for duration: Duration) async {
         await wait(for: .duration(duration))
     }

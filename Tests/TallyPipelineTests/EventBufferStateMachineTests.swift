@@ -21,8 +21,11 @@ struct EventBufferStateMachineTests {
         var spare = Deque<EventEnvelope>()
         guard case .wait = machine.next(swappingWith: &spare) else { Issue.record("nothing is due"); return }
         guard case .suspended = machine.suspendConsumer(7) else { Issue.record("stored"); return }
-        guard case .accepted = machine.offer(Self.events[0]) else { Issue.record("queued, no wake"); return }
-        guard case .acceptedResumingConsumer(7) = machine.offer(Self.events[1]) else {
+        guard case .accepted(nil, nil) = machine.offer(Self.events[0]) else {
+            Issue.record("queued, no wake")
+            return
+        }
+        guard case .accepted(7, nil) = machine.offer(Self.events[1]) else {
             Issue.record("a full batch resumes the consumer")
             return
         }
@@ -36,12 +39,15 @@ struct EventBufferStateMachineTests {
     func idleTicker() {
         var machine = Self.machine(batch: 3)
         guard case .suspended = machine.idleTicker(5) else { Issue.record("empty: the ticker idles"); return }
-        guard case .acceptedResumingTicker(5) = machine.offer(Self.events[0]) else {
+        guard case .accepted(nil, 5) = machine.offer(Self.events[0]) else {
             Issue.record("the first event resumes the ticker")
             return
         }
         guard case .resumeNow = machine.idleTicker(6) else { Issue.record("an event waits: tick on"); return }
-        guard case .accepted = machine.offer(Self.events[1]) else { Issue.record("no ticker to resume"); return }
+        guard case .accepted(nil, nil) = machine.offer(Self.events[1]) else {
+            Issue.record("no ticker to resume")
+            return
+        }
 
         var empty = Self.machine(batch: 3)
         _ = empty.idleTicker(7)
@@ -73,6 +79,34 @@ struct EventBufferStateMachineTests {
         guard case .resumeNow = machine.idleTicker(1) else { Issue.record("a drop to report"); return }
         #expect(machine.tick().drops == 1)
         guard case .suspended = machine.idleTicker(2) else { Issue.record("reported: idle"); return }
+    }
+
+    @Test("a drop resumes the idle ticker, even when the consumer takes the event at once")
+    func dropResumesIdleTicker() {
+        var spare = Deque<EventEnvelope>()
+        // Under block: the consumer is resumed for the first event; the second is refused.
+        var blocking = Self.machine(capacity: 1, batch: 1)
+        _ = blocking.idleTicker(1)
+        guard case .wait = blocking.next(swappingWith: &spare) else { Issue.record("nothing yet"); return }
+        _ = blocking.suspendConsumer(2)
+        guard case .accepted(2, nil) = blocking.offer(Self.events[0]) else {
+            Issue.record("the consumer takes it: the ticker may idle on")
+            return
+        }
+        guard case .refused(1) = blocking.offer(Self.events[1]) else {
+            Issue.record("the drop needs the ticker")
+            return
+        }
+        // Under dropOldest: the second event pushes out the first before the consumer ran.
+        var dropping = Self.machine(capacity: 1, batch: 1, policy: .dropOldest)
+        _ = dropping.idleTicker(3)
+        guard case .wait = dropping.next(swappingWith: &spare) else { Issue.record("nothing yet"); return }
+        _ = dropping.suspendConsumer(4)
+        guard case .accepted(4, nil) = dropping.offer(Self.events[0]) else { Issue.record("consumer"); return }
+        guard case .accepted(nil, 3) = dropping.offer(Self.events[1]) else {
+            Issue.record("the oldest dropped: the ticker reports it")
+            return
+        }
     }
 
     @Test("full under block: offer refuses and counts a drop; append takes what fits, then a producer waits")

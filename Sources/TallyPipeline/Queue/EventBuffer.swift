@@ -40,15 +40,12 @@ final class EventBuffer: Sendable {
     @inline(__always)
     func offer(_ event: EventEnvelope) -> Bool {
         switch state.withLock({ $0.offer(event) }) {
-        case .accepted:
+        case .accepted(let consumer, let ticker):
+            consumer?.resume()
+            ticker?.resume()
             return true
-        case .acceptedResumingConsumer(let consumer):
-            consumer.resume()
-            return true
-        case .acceptedResumingTicker(let ticker):
-            ticker.resume()
-            return true
-        case .refused:
+        case .refused(let ticker):
+            ticker?.resume()
             return false
         }
     }

@@ -20,14 +20,12 @@ struct EventBufferStateMachine<Consumer, Producer> {
     }
 
     enum OfferAction {
-        /// Queued.
-        case accepted
-        /// Queued, and a batch is due: resume the consumer.
-        case acceptedResumingConsumer(Consumer)
-        /// Queued into an empty queue while the ticker idled: resume the ticker.
-        case acceptedResumingTicker(Consumer)
-        /// Not queued: the buffer is closed, or full under `block` (then counted as dropped).
-        case refused
+        /// Queued. Resume `consumer` (a batch is due) and `ticker` (it idled, and the event or a
+        /// drop now needs it) where there is one.
+        case accepted(resuming: Consumer?, ticker: Consumer?)
+        /// Not queued: the buffer is closed, or full under `block` (then counted as dropped, and an
+        /// idle `ticker` resumed to report the drop).
+        case refused(ticker: Consumer?)
     }
 
     enum AppendAction {
@@ -126,7 +124,7 @@ struct EventBufferStateMachine<Consumer, Producer> {
     mutating func offer(_ event: EventEnvelope) -> OfferAction {
         guard lifecycle == .accepting else {
             refusedAfterClose &+= 1
-            return .refused
+            return .refused(ticker: nil)
         }
         if events.count >= capacity {
             // Counted as accepted and dropped either way, so that kept == accepted - dropped.
@@ -135,15 +133,16 @@ struct EventBufferStateMachine<Consumer, Producer> {
             removed &+= 1
             guard policy == .dropOldest else {
                 accepted &+= 1
-                return .refused
+                return .refused(ticker: idleTicker.take())
             }
             events.removeFirst()
         }
         events.append(event)
         accepted &+= 1
-        if let consumer = consumerToWake() { return .acceptedResumingConsumer(consumer) }
-        if let ticker = idleTicker.take() { return .acceptedResumingTicker(ticker) }
-        return .accepted
+        let consumer = consumerToWake()
+        // A consumer woken now takes the event: the ticker is needed only for a drop to report.
+        let ticker = consumer == nil || unreportedDrops > 0 ? idleTicker.take() : nil
+        return .accepted(resuming: consumer, ticker: ticker)
     }
 
     /// Queues as many of `remaining` as there is room for, from the front.
