@@ -4,16 +4,22 @@ import TallyReports
 
 /// `--since`, `--until` and `--last`: a window of `occurred_at`, shared by `tally summary` and `tally status`.
 struct TimeWindowOption: ParsableArguments {
+    // `.unconditional`: "-1d" is this option's (wrong) value, answered as such, not a missing one.
     @Option(
         name: .long,
+        parsing: .unconditional,
         help: "From this time on: RFC 3339, a date (2026-11-22), or a duration ago (90m, 36h, 7d, 2w)."
     )
     var since: String?
 
-    @Option(name: .long, help: "Before this time, in the same forms as --since; must be after --since.")
+    @Option(
+        name: .long,
+        parsing: .unconditional,
+        help: "Before this time, in the same forms as --since; must be after --since."
+    )
     var until: String?
 
-    @Option(name: .long, help: "The last DURATION up to now (7d, 24h, 90m): --since DURATION.")
+    @Option(name: .long, parsing: .unconditional, help: "The last DURATION up to now (7d, 24h, 90m): --since DURATION.")
     var last: String?
 
     func validate() throws {

@@ -39,6 +39,9 @@ struct ExitCodeTests {
             (["summary", "--last", "99999999d", "--data-dir", data], "within 292 years"),  // was an overflow trap
             (["summary", "--since", "99999999h", "--data-dir", data], "within 292 years"),
             (["summary", "--last", "0d", "--data-dir", data], "above zero"),
+            // A leading dash is the value's, not a flag ("Missing value for '--last'" before).
+            (["summary", "--last", "-1d", "--data-dir", data], "--last \"-1d\": give a duration above zero"),
+            (["summary", "--since", "-2d", "--data-dir", data], "--since \"-2d\": use RFC 3339"),
             (
                 [
                     "keys", "add", "--keys", directory + "/keys.json", "--source", "app", "--registry",
@@ -52,6 +55,11 @@ struct ExitCodeTests {
             (["summary", "--limit", "-3", "--data-dir", data], "--limit must be 1 or more"),
             (["generate", "--events", "-5"], "--events must be 0 or more"),
             (["serve", "--port", "-1", "--allow-anonymous"], "--port must be 0 to 65535"),
+            // Each limit named on its own ("the timeouts must be positive." before).
+            (["serve", "--read-timeout", "0", "--allow-anonymous"], "--read-timeout 0.0: give a number of seconds"),
+            (["serve", "--max-header-count", "-2", "--allow-anonymous"], "--max-header-count -2: must be at least 1"),
+            (["serve", "--max-event-bytes", "10", "--allow-anonymous"], "--max-event-bytes 10: must be at least 64"),
+            (["generate", "--users", "0"], "--users must be at least 1"),
             (["ingest", "--max-event-bytes", "-1"], "--max-event-bytes must be at least 64"),
             (["ingest", directory + "/nope.ndjson"], "does not exist"),
             (["ingest", directory], "is a directory"),

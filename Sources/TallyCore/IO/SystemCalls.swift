@@ -1,19 +1,22 @@
 #if canImport(Darwin)
-    package import Darwin
+    import Darwin
 #elseif canImport(Glibc)
-    package import Glibc
+    import Glibc
 #elseif canImport(Musl)
-    package import Musl
+    import Musl
 #endif
 
 /// `open(2)`, reachable from types that have an `open` method of their own.
-package func systemOpen(_ path: String, _ flags: Int32, _ mode: mode_t = 0) -> Int32 {
+package func systemOpen(_ path: String, _ flags: Int32, _ permissions: UInt16 = 0) -> Int32 {
+    // UInt16, not mode_t: the C type would need a `package import` of the C library, which a release
+    // build then reports as unused.
+    let mode = mode_t(permissions)
     #if canImport(Darwin)
-        Darwin.open(path, flags, mode)
+        return Darwin.open(path, flags, mode)
     #elseif canImport(Glibc)
-        Glibc.open(path, flags, mode)
+        return Glibc.open(path, flags, mode)
     #else
-        Musl.open(path, flags, mode)
+        return Musl.open(path, flags, mode)
     #endif
 }
 

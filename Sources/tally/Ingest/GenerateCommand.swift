@@ -34,9 +34,9 @@ struct GenerateCommand: ParsableCommand {
 
     func validate() throws {
         guard events >= 0 else { throw ValidationError("--events must be 0 or more.") }
-        guard days >= 1, users >= 1, badEvery >= 0 else {
-            throw ValidationError("--days and --users must be at least 1, --bad-every 0 or more.")
-        }
+        guard days >= 1 else { throw ValidationError("--days must be at least 1.") }
+        guard users >= 1 else { throw ValidationError("--users must be at least 1.") }
+        guard badEvery >= 0 else { throw ValidationError("--bad-every must be 0 or more (0: no invalid lines).") }
     }
 
     func run() throws {

@@ -130,14 +130,21 @@ struct ServeCommand: AsyncParsableCommand {
 
     func validate() throws {
         guard (0...65_535).contains(port) else { throw ValidationError("--port must be 0 to 65535.") }
-        guard maxRequestBytes > 0, maxEventBytes >= 64, maxDecompressedBytes > 0, maxCompressionRatio > 0 else {
-            throw ValidationError("the size limits must be positive (--max-event-bytes at least 64).")
+        // Each limit on its own, so the message names the one that is wrong.
+        let sizes = [
+            ("--max-request-bytes", maxRequestBytes, 1), ("--max-event-bytes", maxEventBytes, 64),
+            ("--max-decompressed-bytes", maxDecompressedBytes, 1), ("--max-compression-ratio", maxCompressionRatio, 1),
+            ("--max-header-bytes", maxHeaderBytes, 1), ("--max-header-count", maxHeaderCount, 1),
+            ("--max-connections", maxConnections, 1), ("--max-pending-events", maxPendingEvents, 1),
+        ]
+        for (option, value, least) in sizes where value < least {
+            throw ValidationError("\(option) \(value): must be at least \(least).")
         }
-        guard idleTimeout > 0, readTimeout > 0, requestTimeout > 0 else {
-            throw ValidationError("the timeouts must be positive.")
-        }
-        guard maxConnections > 0, maxPendingEvents > 0, maxHeaderBytes > 0, maxHeaderCount > 0 else {
-            throw ValidationError("--max-connections, --max-pending-events and the header limits must be positive.")
+        let timeouts = [
+            ("--idle-timeout", idleTimeout), ("--read-timeout", readTimeout), ("--request-timeout", requestTimeout),
+        ]
+        for (option, seconds) in timeouts where !(seconds > 0) || !seconds.isFinite {
+            throw ValidationError("\(option) \(seconds): give a number of seconds above 0, such as 30.")
         }
         guard (1...64).contains(databaseConnections) else {
             throw ValidationError("--database-connections must be 1 to 64.")
