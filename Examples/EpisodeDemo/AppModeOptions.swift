@@ -84,7 +84,9 @@ struct AppModeOptions: ParsableArguments {
         }
         guard flushTimeout >= 0 else { throw ValidationError("--flush-timeout must not be negative.") }
         if let rate, !(rate > 0) { throw ValidationError("--rate must be positive.") }
-        if let maxOutboxBytes, maxOutboxBytes < 1 { throw ValidationError("--max-outbox-bytes must be positive.") }
+        if let maxOutboxBytes, maxOutboxBytes < OutboxCaps.minimumMaxBytes {
+            throw ValidationError("--max-outbox-bytes must be at least \(OutboxCaps.minimumMaxBytes).")
+        }
         if let maxOutboxEvents, maxOutboxEvents < 1 { throw ValidationError("--max-outbox-events must be positive.") }
         if let maxOutboxAge, !(maxOutboxAge > 0) { throw ValidationError("--max-outbox-age must be positive.") }
         if writeKey?.isEmpty == true {

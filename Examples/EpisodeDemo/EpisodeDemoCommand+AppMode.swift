@@ -19,6 +19,9 @@ extension EpisodeDemoCommand {
             delivery = try TallyDelivery(configuration: configuration, logger: logger)
             // --consent: what the user chose in the app's settings, remembered in the outbox directory.
             if let consent = app.consent { try await delivery.setConsent(consent) }
+        } catch let error as DeliveryError where error.code == .invalidConfiguration {
+            logger.error("invalid delivery settings", metadata: ["error": "\(error)"])
+            throw ExitCode.validationFailure
         } catch {
             logger.error("cannot open the outbox", metadata: ["error": "\(error)"])
             throw ExitCode(1)

@@ -36,9 +36,11 @@ public final class TallyDelivery: Service, Sendable {
     let discardedNoConsent = Locked<UInt64>(0)
 
     /// Opens (creating) the outbox directory and reconciles its counters; nothing runs until ``run()``.
-    /// - Throws: ``DeliveryError`` with ``DeliveryError/Code/outboxUnavailable`` when the directory
-    ///   or its lock files cannot be created.
+    /// - Throws: ``DeliveryError`` with ``DeliveryError/Code/invalidConfiguration`` when a setting
+    ///   is out of range (nothing is created then), ``DeliveryError/Code/outboxUnavailable`` when
+    ///   the directory or its lock files cannot be created.
     public init(configuration: DeliveryConfiguration, logger: Logger = Logger(label: "tally.delivery")) throws {
+        if let problem = configuration.problem { throw DeliveryError(.invalidConfiguration, problem) }
         self.configuration = configuration
         self.logger = logger
         let outbox = try Outbox(directory: configuration.outboxDirectory, caps: configuration.caps, logger: logger)

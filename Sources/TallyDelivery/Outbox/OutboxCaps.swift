@@ -3,12 +3,18 @@ package import TallyCore
 /// Limits on what the outbox keeps on disk. Past any of them, the oldest batches are dropped
 /// (counted in `dropped_caps` and reported to the server) until it is within all of them again.
 public struct OutboxCaps: Sendable, Hashable {
-    /// The most bytes of batch files, the waiting diagnostics report's included.
+    /// The most bytes of batch files, the waiting diagnostics report's included; at least
+    /// ``minimumMaxBytes``.
     public var maxBytes: Int
     /// The most events waiting.
     public var maxEvents: Int
     /// The oldest a batch may get (from when it was written) before it is dropped.
     public var maxAge: Duration
+
+    /// The smallest ``maxBytes`` ``TallyDelivery`` accepts (64 KiB): below it, the diagnostics
+    /// report the outbox never drops could leave no room for a batch, and every batch would be
+    /// dropped while a report waits.
+    public static let minimumMaxBytes = 64 * 1024
 
     /// 10 MB, 100,000 events, 7 days.
     public init(maxBytes: Int = 10_000_000, maxEvents: Int = 100_000, maxAge: Duration = .seconds(7 * 24 * 3600)) {
