@@ -11,9 +11,9 @@ public struct OutboxCaps: Sendable, Hashable {
     /// The oldest a batch may get (from when it was written) before it is dropped.
     public var maxAge: Duration
 
-    /// The smallest ``maxBytes`` ``TallyDelivery`` accepts (64 KiB): below it, the diagnostics
-    /// report the outbox never drops could leave no room for a batch, and every batch would be
-    /// dropped while a report waits.
+    /// The smallest ``maxBytes`` ``TallyDelivery`` accepts (64 KiB). The diagnostics report, which
+    /// the outbox never drops, counts against the cap: a cap near its size left no room for
+    /// batches, and every batch was dropped while a report waited.
     public static let minimumMaxBytes = 64 * 1024
 
     /// 10 MB, 100,000 events, 7 days.
