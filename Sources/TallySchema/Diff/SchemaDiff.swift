@@ -7,7 +7,8 @@ import TallyCore
 /// format added or changed), an undeclared-properties rule closed, or an optional property added
 /// while undeclared properties were allowed (old events may carry it with another type).
 /// ADDITION: an optional property added to a closed schema, a constraint relaxed, a requirement
-/// dropped. Descriptions never need a bump.
+/// dropped. Descriptions never need a bump. What the device does before sending counts too
+/// (``deviceChanges(from:to:)``): a personal-data mark is MODEL, a sample rate ADDITION.
 package struct SchemaDiff: Sendable {
     /// One change to one event.
     package struct Change: Sendable, Hashable, CustomStringConvertible {
@@ -61,7 +62,7 @@ package struct SchemaDiff: Sendable {
             case (nil, _?):
                 report.changes = [Change(kind: .addition, summary: "new event")]
             case (let before?, let after?):
-                report.changes = Self.changes(from: before.properties, to: after.properties)
+                report.changes = Self.changes(from: before, to: after)
                 if after.version < before.version {
                     report.problem = "version went backwards (\(before.version) → \(after.version))"
                 } else if let required = report.requiredBump {
@@ -74,7 +75,7 @@ package struct SchemaDiff: Sendable {
                 // An already-published version must not change in place.
                 for version in old.versions(of: name) {
                     guard let same = new.event(name, version: version.version) else { continue }
-                    let edits = Self.changes(from: version.properties, to: same.properties)
+                    let edits = Self.changes(from: version, to: same)
                     if !edits.isEmpty {
                         report.problem = "version \(version.version) was edited in place: publish a new version instead"
                     }

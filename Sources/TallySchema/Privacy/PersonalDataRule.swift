@@ -32,7 +32,7 @@ public struct PersonalDataRule: Sendable, Hashable, CustomStringConvertible {
     }
 
     /// `customer.email`, `items[].email`, `pair[1]`: the marked value's place, for people.
-    public var description: String {
+    public var place: String {
         var text = ""
         for step in path {
             switch step {
@@ -41,6 +41,9 @@ public struct PersonalDataRule: Sendable, Hashable, CustomStringConvertible {
             case .element(let index): text += "[\(index)]"
             }
         }
-        return text + ": " + action.rawValue
+        return text
     }
+
+    /// `customer.email: hash`: the place and the action.
+    public var description: String { place + ": " + action.rawValue }
 }

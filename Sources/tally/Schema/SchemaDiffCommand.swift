@@ -9,7 +9,9 @@ struct SchemaDiffCommand: ParsableCommand {
         discussion: """
             MODEL: a property removed or retyped, made required, or an event removed. REVISION: a constraint \
             tightened, or a property added while undeclared ones were allowed. ADDITION: an optional property \
-            added to a closed schema, a constraint relaxed. Exits 1 when a declared version bump is smaller than \
+            added to a closed schema, a constraint relaxed. The device's rules count too: a property marked, unmarked \
+            or re-marked as personal data (x-tally-personal-data) is MODEL, a sample rate set or changed \
+            (x-tally-sample-rate) ADDITION. Exits 1 when a declared version bump is smaller than \
             its changes require, a version goes backwards or an existing version was edited in place.
 
             Examples:
