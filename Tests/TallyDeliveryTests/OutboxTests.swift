@@ -143,7 +143,9 @@ struct OutboxTests {
         #expect(fixture.files(fixture.layout.batches).isEmpty)
     }
 
-    @Test("a report the collector refused for good is dead-lettered, and its losses go into the next report")
+    @Test(
+        "a report the collector refused for good is dead-lettered; its losses go into the next report, made once a request is acknowledged"
+    )
     func refusedReport() throws {
         let fixture = OutboxFixture()
         defer { fixture.remove() }
@@ -152,6 +154,13 @@ struct OutboxTests {
         let refused = outbox.claim(maxEvents: 100)
         #expect(refused.contains { $0.batch?.isDiagnostics == true })
         outbox.finish(refused.map { ($0.name, .deadLettered) })  // say, a wrong write key: 401
+        // No new report while the collector refuses: one made at once would be refused at once.
+        #expect(outbox.claim(maxEvents: 100).isEmpty)
+        outbox.finish([])
+        _ = outbox.write(OutboxFixture.events(5))
+        let accepted = outbox.claim(maxEvents: 100)
+        #expect(accepted.count == 1 && accepted.allSatisfy { $0.batch?.isDiagnostics == false })
+        outbox.finish(accepted.map { ($0.name, .uploaded) })
         let next = outbox.claim(maxEvents: 100)
         let report = try #require(next.first { $0.batch?.isDiagnostics == true }.flatMap { outbox.read($0)?.first })
         #expect(report.properties.values["dropped_caps"] == .integer(10), "carried over from the refused report")

@@ -40,6 +40,10 @@ package final class Outbox: @unchecked Sendable {
     private var lastDiskFullLog: Int64 = 0
     /// `batches/` as last listed, so that only new files are `stat`ed.
     private var listedBatches: [String: SystemFiles.Entry] = [:]
+    /// The collector refused a report for good (a wrong write key: 401): no new one is made until
+    /// it acknowledges a request. A report made at once refused at once, hundreds a second into
+    /// `dead-letter/`. In memory: a new process tries one report again.
+    private var reportRefused = false
 
     /// This process's counters of what it did to the directory.
     package struct RunCounters: Sendable, Hashable {
@@ -155,7 +159,7 @@ package final class Outbox: @unchecked Sendable {
             // One report waits at a time: losses since it are carried by the next, made once it has
             // left. A report per upload attempt piled up without bound on a device offline for days.
             let reportWaiting = entries.contains { BatchName($0.name)?.isDiagnostics == true }
-            if !reportWaiting,
+            if !reportWaiting, !reportRefused,
                 let report = ledger.makeReport(eventID: ids.next(at: now).description, now: now.nanosecondsSinceEpoch)
             {
                 if state.save(ledger) {
@@ -275,13 +279,18 @@ package final class Outbox: @unchecked Sendable {
                     default: .delete
                     }
                 // A report the collector refused for good never reached the server: its losses go
-                // into the next report again instead of leaving with it.
+                // into the next report again instead of leaving with it, made once a request is
+                // acknowledged (``reportRefused``).
                 let refusedReport =
                     reason == .deadLettered && BatchName(name)?.isDiagnostics == true
                     ? read(Claim(name: name, batch: BatchName(name)))?.first.flatMap(OutboxDiagnostics.delta(of:))
                     : nil
+                if reason == .uploaded { reportRefused = false }
                 if ledger.settle(name, as: disposition, reason: reason) {
-                    if let refusedReport { ledger.reported = ledger.reported.since(refusedReport) }
+                    if let refusedReport {
+                        ledger.reported = ledger.reported.since(refusedReport)
+                        reportRefused = true
+                    }
                     let events = BatchName(name)?.events ?? 0
                     counted[reason, default: 0] += events
                     run.withLock { run in
