@@ -78,17 +78,18 @@ struct AppModeOptions: ParsableArguments {
             throw ValidationError("--endpoint must be an http(s) URL with a host, e.g. http://127.0.0.1:8080.")
         }
         guard !outbox.isEmpty else { throw ValidationError("--outbox must not be empty.") }
-        for (name, value) in [("--batch-interval", batchInterval), ("--upload-interval", uploadInterval)]
-        where !(value > 0) {
-            throw ValidationError("\(name) must be positive.")
+        try SecondsOption.check("--batch-interval", batchInterval)
+        try SecondsOption.check("--upload-interval", uploadInterval)
+        try SecondsOption.check("--flush-timeout", flushTimeout, zeroAllowed: true)
+        // The pause between visits is 1 / rate seconds: a rate near zero overflowed it.
+        if let rate, !(0.001...1_000_000).contains(rate) {
+            throw ValidationError("--rate \(rate): give visits a second from 0.001 to 1000000.")
         }
-        guard flushTimeout >= 0 else { throw ValidationError("--flush-timeout must not be negative.") }
-        if let rate, !(rate > 0) { throw ValidationError("--rate must be positive.") }
         if let maxOutboxBytes, maxOutboxBytes < OutboxCaps.minimumMaxBytes {
             throw ValidationError("--max-outbox-bytes must be at least \(OutboxCaps.minimumMaxBytes).")
         }
         if let maxOutboxEvents, maxOutboxEvents < 1 { throw ValidationError("--max-outbox-events must be positive.") }
-        if let maxOutboxAge, !(maxOutboxAge > 0) { throw ValidationError("--max-outbox-age must be positive.") }
+        if let maxOutboxAge { try SecondsOption.check("--max-outbox-age", maxOutboxAge) }
         if writeKey?.isEmpty == true {
             throw ValidationError("--write-key must not be empty: `tally keys add` prints one.")
         }

@@ -51,7 +51,7 @@ struct SDKOptions: ParsableArguments {
     var dropEvent: [String] = []
 
     func validate() throws {
-        guard sessionTimeout > 0 else { throw ValidationError("--session-timeout must be positive.") }
+        try SecondsOption.check("--session-timeout", sessionTimeout)
         for pair in superProperty + enrich where Self.split(pair) == nil {
             throw ValidationError("\(pair.debugDescription) is not KEY=VALUE.")
         }

@@ -60,6 +60,9 @@ struct ExitCodeTests {
             (["serve", "--max-header-count", "-2", "--allow-anonymous"], "--max-header-count -2: must be at least 1"),
             (["serve", "--max-event-bytes", "10", "--allow-anonymous"], "--max-event-bytes 10: must be at least 64"),
             (["generate", "--users", "0"], "--users must be at least 1"),
+            // Past these, a conversion overflowed and the process trapped (rc 132).
+            (["serve", "--request-timeout", "1e300", "--allow-anonymous"], "--request-timeout 1e+300: give a number"),
+            (["generate", "--days", "1000000"], "--days must be 1 to 36500"),
             (["ingest", "--max-event-bytes", "-1"], "--max-event-bytes must be at least 64"),
             (["ingest", directory + "/nope.ndjson"], "does not exist"),
             (["ingest", directory], "is a directory"),
@@ -70,6 +73,27 @@ struct ExitCodeTests {
             #expect(result.status == 64, "\(arguments): \(result.stderr)")
             #expect(result.stderr.contains(message), "\(arguments): \(result.stderr)")
         }
+    }
+
+    @Test("episode-demo refuses seconds and rates that overflowed a Duration (it trapped), with 64")
+    func demoSecondsInRange() throws {
+        let directory = try CLI.temporaryDirectory("demo")
+        defer { try? FileManager.default.removeItem(atPath: directory) }
+        let app = ["--endpoint", "http://127.0.0.1:9", "--write-key", "k", "--outbox", directory + "/outbox"]
+        let cases: [([String], String)] = [
+            (["--batch-interval", "1e300"], "--batch-interval 1e+300: give seconds from 0.001 to 31536000"),
+            (["--upload-interval", "1e-300"], "--upload-interval 1e-300: give seconds from 0.001"),
+            (["--flush-timeout", "-1"], "--flush-timeout -1.0: give seconds from 0 to 31536000"),
+            (["--session-timeout", "1e300"], "--session-timeout 1e+300: give seconds"),
+            (["--max-outbox-age", "1e300"], "--max-outbox-age 1e+300: give seconds"),
+            (["--rate", "1e-300"], "--rate 1e-300: give visits a second from 0.001 to 1000000"),
+        ]
+        for (arguments, message) in cases {
+            let result = try ChildProcess("episode-demo", arguments: app + arguments).wait(timeout: .seconds(60))
+            #expect(result.status == 64, "\(arguments): \(result.stderr)")
+            #expect(result.stderr.contains(message), "\(arguments): \(result.stderr)")
+        }
+        #expect(!FileManager.default.fileExists(atPath: directory + "/outbox"), "nothing is created")
     }
 
     @Test("tally serve on a port in use or an unknown host is 64 with the address, not a socket error and 1")

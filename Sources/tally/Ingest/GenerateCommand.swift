@@ -34,7 +34,8 @@ struct GenerateCommand: ParsableCommand {
 
     func validate() throws {
         guard events >= 0 else { throw ValidationError("--events must be 0 or more.") }
-        guard days >= 1 else { throw ValidationError("--days must be at least 1.") }
+        // At most a century: the span in nanoseconds overflowed past ~106,000 days.
+        guard (1...36_500).contains(days) else { throw ValidationError("--days must be 1 to 36500 (a century).") }
         guard users >= 1 else { throw ValidationError("--users must be at least 1.") }
         guard badEvery >= 0 else { throw ValidationError("--bad-every must be 0 or more (0: no invalid lines).") }
     }

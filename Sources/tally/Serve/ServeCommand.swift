@@ -143,8 +143,11 @@ struct ServeCommand: AsyncParsableCommand {
         let timeouts = [
             ("--idle-timeout", idleTimeout), ("--read-timeout", readTimeout), ("--request-timeout", requestTimeout),
         ]
-        for (option, seconds) in timeouts where !(seconds > 0) || !seconds.isFinite {
-            throw ValidationError("\(option) \(seconds): give a number of seconds above 0, such as 30.")
+        // At most a year: more overflows the conversion to milliseconds (and traps).
+        for (option, seconds) in timeouts where !(seconds > 0 && seconds <= 31_536_000) {
+            throw ValidationError(
+                "\(option) \(seconds): give a number of seconds above 0 and up to a year, such as 30."
+            )
         }
         guard (1...64).contains(databaseConnections) else {
             throw ValidationError("--database-connections must be 1 to 64.")
