@@ -21,7 +21,11 @@ struct RouterTests {
         let rejects = InMemoryRejectSink()
         let collector: Collector
 
-        init(configure: (inout CollectorConfiguration) -> Void = { _ in }, allowAnonymous: Bool = false) {
+        init(
+            configure: (inout CollectorConfiguration) -> Void = { _ in },
+            allowAnonymous: Bool = false,
+            withKeys: Bool = true
+        ) {
             var configuration = CollectorConfiguration()
             configuration.port = 0
             // Generous: the whole suite runs in parallel on two cores, and some tests block threads.
@@ -29,7 +33,8 @@ struct RouterTests {
             configuration.allowAnonymous = allowAnonymous
             configure(&configuration)
             let keys = WriteKeyTable(
-                entries: [.init(sha256: WriteKeysFile.hash(RouterTests.key), source: "test-app", feature: "shop")],
+                entries: withKeys
+                    ? [.init(sha256: WriteKeysFile.hash(RouterTests.key), source: "test-app", feature: "shop")] : [],
                 validators: [:],
                 fallback: EventValidator(registry: nil, limits: ValidationLimits(maxEventBytes: 32 * 1024)),
                 allowAnonymous: allowAnonymous
@@ -200,6 +205,27 @@ struct RouterTests {
             ]
         }
         #expect(statuses == [.ok, .unauthorized])
+    }
+
+    @Test("--allow-anonymous without keys: a key cannot be checked, so any key is taken as no key")
+    func anonymousWithoutKeys() async throws {
+        let fixture = Fixture(allowAnonymous: true, withKeys: false)
+        let segment =
+            #"{"writeKey":"an-app-key","batch":[{"type":"track","event":"Signed Up","userId":"u1","messageId":"m1","timestamp":"2026-11-22T10:00:00Z"}]}"#
+        let statuses = try await fixture.test { client in
+            [
+                try await client.execute(
+                    uri: "/v1/events",
+                    method: .post,
+                    headers: [.authorization: "Bearer any-key"],
+                    body: .init(bytes: Self.ndjson(1))
+                ).status,
+                try await client.execute(uri: "/v1/batch", method: .post, body: .init(string: segment)).status,
+                try await client.execute(uri: "/v1/projects/an-app-key/settings", method: .get).status,
+            ]
+        }
+        #expect(statuses == [.ok, .ok, .ok])
+        #expect(fixture.sink.eventCount == 2)
     }
 
     @Test("Segment routes answer {\"success\":true}, PostHog's {\"status\":1}; /batch is told apart by its body")

@@ -38,8 +38,14 @@ package struct WriteKeyTable: Sendable {
     }
 
     /// The sender of `key`, or nil when the key is unknown.
+    ///
+    /// With anonymous requests allowed and no keys at all (no keys file, or an empty one), a key
+    /// cannot be checked against anything: it counts as no key. Segment's and PostHog's SDKs
+    /// always send one, and a development collector should take them as they are. With keys, an
+    /// unknown key is still refused: it is most likely a typo, or a key that was revoked.
     package func sender(key: some Collection<UInt8>) -> Sender? {
-        byHash[WriteKeysFile.hash(bytes: key)]
+        if byHash.isEmpty { return anonymous }
+        return byHash[WriteKeysFile.hash(bytes: key)]
     }
 
     /// How many keys.

@@ -117,7 +117,7 @@ struct CollectorRoutes: Sendable {
         guard let key = context.parameters.get("writeKey"), !key.isEmpty else {
             throw CollectorError(.unauthorized, .unauthorized, "a write key is required")
         }
-        if collector.keys.sender(key: Array(key.utf8)) == nil, collector.keys.anonymous == nil {
+        if collector.keys.sender(key: Array(key.utf8)) == nil {
             throw CollectorError(.unauthorized, .unauthorized, "unknown write key")
         }
         let host = request.head.authority ?? "\(configuration.host):\(configuration.port)"

@@ -29,7 +29,8 @@ struct ServeCommand: AsyncParsableCommand {
             Retry-After and nothing is acknowledged: clients resend, ids deduplicate.
 
             Write keys: `tally keys add --keys FILE --source NAME` makes one. Requests without a known key get 401 \
-            unless --allow-anonymous (local development only).
+            unless --allow-anonymous (local development only): then requests without a key are accepted, and \
+            without --keys (or with no keys in it) any key is accepted, as SDKs always send one.
 
             Once listening, prints `tally serve: listening on http://HOST:PORT` on stderr. SIGTERM/SIGINT stop \
             accepting, answer what is in flight, flush the sinks and exit 0.
@@ -58,7 +59,10 @@ struct ServeCommand: AsyncParsableCommand {
     @Option(name: .long, help: "The keys file (tally keys add); its keys may send.")
     var keys: String?
 
-    @Flag(name: .long, help: "Accept requests without a key (source anonymous): local development only.")
+    @Flag(
+        name: .long,
+        help: "Accept requests without a key (source anonymous), any key if there are no keys: local development only."
+    )
     var allowAnonymous = false
 
     @Option(name: .long, parsing: .unconditional, help: "Refuse bodies larger than this many bytes as sent (413).")
@@ -168,8 +172,9 @@ struct ServeCommand: AsyncParsableCommand {
         let logger = Logger(label: "tally.serve")
         let table = try loadKeys()
         if allowAnonymous {
+            let accepted = table.count == 0 ? "requests WITH ANY KEY OR NONE" : "requests WITHOUT A WRITE KEY"
             Terminal.error(
-                "warning: --allow-anonymous: requests WITHOUT A WRITE KEY are accepted (source anonymous); "
+                "warning: --allow-anonymous: \(accepted) are accepted (source anonymous); "
                     + "never use it on a network others can reach"
             )
             logger.warning("anonymous requests are accepted (--allow-anonymous)")
