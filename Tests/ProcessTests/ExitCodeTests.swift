@@ -57,8 +57,21 @@ struct ExitCodeTests {
             (["serve", "--port", "-1", "--allow-anonymous"], "--port must be 0 to 65535"),
             // Each limit named on its own ("the timeouts must be positive." before).
             (["serve", "--read-timeout", "0", "--allow-anonymous"], "--read-timeout 0.0: give a number of seconds"),
-            (["serve", "--max-header-count", "-2", "--allow-anonymous"], "--max-header-count -2: must be at least 1"),
+            (["serve", "--max-header-count", "-2", "--allow-anonymous"], "--max-header-count -2: must be at least 16"),
             (["serve", "--max-event-bytes", "10", "--allow-anonymous"], "--max-event-bytes 10: must be at least 64"),
+            // Limits that would refuse every request or could never be reached.
+            (
+                ["serve", "--max-header-bytes", "10", "--allow-anonymous"],
+                "--max-header-bytes 10: must be at least 1024"
+            ),
+            (
+                ["serve", "--max-decompressed-bytes", "4096", "--allow-anonymous"],
+                "--max-decompressed-bytes 4096 is below --max-request-bytes 512000"
+            ),
+            (
+                ["serve", "--max-event-bytes", "9000000", "--allow-anonymous"],
+                "--max-event-bytes 9000000 is above --max-decompressed-bytes 8388608"
+            ),
             (["generate", "--users", "0"], "--users must be at least 1"),
             // Past these, a conversion overflowed and the process trapped (rc 132).
             (["serve", "--request-timeout", "1e300", "--allow-anonymous"], "--request-timeout 1e+300: give a number"),

@@ -134,15 +134,31 @@ struct ServeCommand: AsyncParsableCommand {
 
     func validate() throws {
         guard (0...65_535).contains(port) else { throw ValidationError("--port must be 0 to 65535.") }
-        // Each limit on its own, so the message names the one that is wrong.
+        // Each limit on its own, so the message names the one that is wrong. The least values are
+        // what any client needs: below them every request (or every event) would be refused.
         let sizes = [
-            ("--max-request-bytes", maxRequestBytes, 1), ("--max-event-bytes", maxEventBytes, 64),
-            ("--max-decompressed-bytes", maxDecompressedBytes, 1), ("--max-compression-ratio", maxCompressionRatio, 1),
-            ("--max-header-bytes", maxHeaderBytes, 1), ("--max-header-count", maxHeaderCount, 1),
+            ("--max-request-bytes", maxRequestBytes, 1024), ("--max-event-bytes", maxEventBytes, 64),
+            ("--max-decompressed-bytes", maxDecompressedBytes, 1024),
+            ("--max-compression-ratio", maxCompressionRatio, 1),
+            ("--max-header-bytes", maxHeaderBytes, 1024), ("--max-header-count", maxHeaderCount, 16),
             ("--max-connections", maxConnections, 1), ("--max-pending-events", maxPendingEvents, 1),
         ]
         for (option, value, least) in sizes where value < least {
             throw ValidationError("\(option) \(value): must be at least \(least).")
+        }
+        // A compressed body may inflate to no less than an uncompressed one may be, and an event
+        // over the inflated cap could never arrive: both would be limits that are not what they say.
+        guard maxDecompressedBytes >= maxRequestBytes else {
+            throw ValidationError(
+                "--max-decompressed-bytes \(maxDecompressedBytes) is below --max-request-bytes \(maxRequestBytes): "
+                    + "raise --max-decompressed-bytes or lower --max-request-bytes."
+            )
+        }
+        guard maxEventBytes <= maxDecompressedBytes else {
+            throw ValidationError(
+                "--max-event-bytes \(maxEventBytes) is above --max-decompressed-bytes \(maxDecompressedBytes): "
+                    + "no body could hold such an event; raise --max-decompressed-bytes or lower --max-event-bytes."
+            )
         }
         let timeouts = [
             ("--idle-timeout", idleTimeout), ("--read-timeout", readTimeout), ("--request-timeout", requestTimeout),
