@@ -52,8 +52,10 @@ struct SDKOptions: ParsableArguments {
 
     func validate() throws {
         try SecondsOption.check("--session-timeout", sessionTimeout)
-        for pair in superProperty + enrich where Self.split(pair) == nil {
-            throw ValidationError("\(pair.debugDescription) is not KEY=VALUE.")
+        for (option, pairs) in [("--super-property", superProperty), ("--enrich", enrich)] {
+            for pair in pairs where Self.split(pair) == nil {
+                throw ValidationError("\(option) \(pair.debugDescription): give KEY=VALUE, such as plan=pro.")
+            }
         }
     }
 

@@ -100,6 +100,8 @@ struct ExitCodeTests {
             (["--session-timeout", "1e300"], "--session-timeout 1e+300: give seconds"),
             (["--max-outbox-age", "1e300"], "--max-outbox-age 1e+300: give seconds"),
             (["--rate", "1e-300"], "--rate 1e-300: give visits a second from 0.001 to 1000000"),
+            (["--super-property", "nokey"], "--super-property \"nokey\": give KEY=VALUE"),
+            (["--enrich", "=x"], "--enrich \"=x\": give KEY=VALUE"),
         ]
         for (arguments, message) in cases {
             let result = try ChildProcess("episode-demo", arguments: app + arguments).wait(timeout: .seconds(60))
