@@ -35,6 +35,7 @@ extension DeliveryConfiguration {
         where value < .zero {
             return "\(setting) \(value): must not be negative."
         }
+        if let problem = backoff.problem { return "backoff." + problem }
         return nil
     }
 }

@@ -43,6 +43,11 @@ struct DeliveryConfigurationTests {
             }
         ),
         ("outboxDirectory is empty", { $0.outboxDirectory = "" }),
+        // Set after RetryPolicy's initializer, past its preconditions.
+        ("backoff.maxAttempts 0: must be at least 1", { $0.backoff.maxAttempts = 0 }),
+        ("backoff.jitter 2.0: must be within 0...1", { $0.backoff.jitter = 2 }),
+        ("backoff.multiplier nan: must be 1 or more", { $0.backoff.multiplier = .nan }),
+        ("backoff.initialBackoff -1.0 seconds: must not be negative", { $0.backoff.initialBackoff = .seconds(-1) }),
     ]
 
     @Test("each setting out of range is named, and nothing is created", arguments: 0..<cases.count)

@@ -44,6 +44,27 @@ struct UploadStateMachineTests {
         #expect(waits == [1, 2, 4, 8, 8, 8].map { .retry(after: .seconds($0)) })
     }
 
+    @Test("a collector down for hours: thousands of failures in a row keep waiting the maximum, no trap")
+    func longOutage() {
+        // The default policy (0.5 s doubling to 30 s): past ~60 doublings the wait no longer fit a
+        // Duration, and forming it trapped: an app offline for half an hour crashed.
+        var machine = UploadStateMachine(
+            maxEvents: 100,
+            backoff: DeliveryConfiguration(outboxDirectory: "/tmp", endpoint: .init(string: "http://h")!, writeKey: "k")
+                .backoff,
+            maxRetryAfter: .seconds(60)
+        )
+        var random = SystemRandomNumberGenerator()
+        var last: UploadStateMachine.Action?
+        for _ in 0..<5_000 { last = machine.received(.transportFailure, events: 5, using: &random) }
+        guard case .retry(let wait) = last else {
+            Issue.record("not a retry: \(String(describing: last))")
+            return
+        }
+        #expect(wait >= .seconds(15) && wait <= .seconds(30))
+        #expect(machine.failures == 5_000)
+    }
+
     @Test("Retry-After is honoured when longer than the backoff, and capped")
     func retryAfter() {
         var machine = Self.machine()

@@ -167,6 +167,16 @@ struct PipelineBatchingTests {
         }
     }
 
+    @Test("the wait stays at the maximum however many attempts failed (no Duration overflow)")
+    func backoffAfterManyAttempts() {
+        let policy = RetryPolicy(maxAttempts: .max, initialBackoff: .milliseconds(500), maxBackoff: .seconds(30))
+        for attempt in [60, 61, 100, 1_000, 1_000_000, Int.max] {
+            #expect(policy.backoff(afterAttempt: attempt) == .seconds(30), "attempt \(attempt)")
+        }
+        let huge = RetryPolicy(initialBackoff: .seconds(1), multiplier: 1e300, maxBackoff: .seconds(5))
+        #expect(huge.backoff(afterAttempt: 3) == .seconds(5))
+    }
+
     @Test("after the last retry the batch goes to the dead-letter sink with the reason")
     func deadLetterAfterRetryLimit() async throws {
         let clock = ManualClock()

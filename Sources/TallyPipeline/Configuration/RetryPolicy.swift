@@ -37,9 +37,25 @@ public struct RetryPolicy: Sendable, Hashable {
 
     /// The wait after failed attempt `attempt` (from 1), before jitter.
     public func backoff(afterAttempt attempt: Int) -> Duration {
-        let factor = pow(multiplier, Double(max(attempt - 1, 0)))
-        let scaled = initialBackoff * factor
-        return scaled < maxBackoff ? scaled : maxBackoff
+        // Compared in seconds first: past ~60 doublings the product no longer fits a Duration and
+        // forming it traps. An app's uploader retries without end (maxAttempts .max), so half an
+        // hour offline at a 30 s cap got there.
+        let factor = pow(multiplier, max(attempt - 1, 0))
+        let seconds = Self.seconds(initialBackoff) * factor
+        guard seconds.isFinite, seconds < Self.seconds(maxBackoff) else { return maxBackoff }
+        return initialBackoff * factor
+    }
+
+    /// Why this policy cannot be used (the setting and what it needs), or nil. The initializer's
+    /// preconditions guard values given to it; this also covers properties set afterwards, for
+    /// configurations that check before they build (`TallyDelivery`).
+    package var problem: String? {
+        if maxAttempts < 1 { return "maxAttempts \(maxAttempts): must be at least 1." }
+        if !(0...1).contains(jitter) { return "jitter \(jitter): must be within 0...1." }
+        if !(multiplier >= 1 && multiplier.isFinite) { return "multiplier \(multiplier): must be 1 or more." }
+        if initialBackoff < .zero { return "initialBackoff \(initialBackoff): must not be negative." }
+        if maxBackoff < .zero { return "maxBackoff \(maxBackoff): must not be negative." }
+        return nil
     }
 
     /// ``backoff(afterAttempt:)`` with jitter drawn from `generator`.
@@ -52,13 +68,20 @@ public struct RetryPolicy: Sendable, Hashable {
         return base * (1 - jitter * Double.random(in: 0..<1, using: &generator))
     }
 
-    private func pow(_ base: Double, _ exponent: Double) -> Double {
+    /// `base` to the power `exponent`, stopping once it is past any wait (an attempt count may be
+    /// in the millions after days of failures).
+    private func pow(_ base: Double, _ exponent: Int) -> Double {
         var result = 1.0
-        var remaining = Int(exponent)
-        while remaining > 0 {
+        var remaining = exponent
+        while remaining > 0, result < 1e30 {
             result *= base
             remaining -= 1
         }
         return result
+    }
+
+    private static func seconds(_ duration: Duration) -> Double {
+        let (seconds, attoseconds) = duration.components
+        return Double(seconds) + Double(attoseconds) * 1e-18
     }
 }
