@@ -44,8 +44,10 @@ struct SchemaDiffCommand: ParsableCommand {
         }
         let problems = diff.reports.filter { $0.problem != nil }.count
         if problems > 0 {
+            // The ✗ lines say what each needs: a larger bump, a version that goes forward, a new
+            // version instead of an edit in place.
             Terminal.error(
-                "\(problems) event\(problems == 1 ? "" : "s") need\(problems == 1 ? "s" : "") a larger version bump"
+                "\(problems) event\(problems == 1 ? "" : "s") cannot be published as changed: see the ✗ above"
             )
             throw ExitCode.findings
         }
