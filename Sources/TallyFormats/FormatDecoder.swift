@@ -33,7 +33,11 @@ public struct FormatDecoder: Sendable {
 
     /// Decodes `line`. Lines without an id get one derived from their content, which a re-send
     /// reproduces.
-    public func decode(_ line: UnsafeBufferPointer<UInt8>) -> Decoded {
+    ///
+    /// - Parameter arrivedAt: when a collector received the line: a Segment or PostHog message
+    ///   with no time of its own occurred then, as those services take it. Files have no arrival
+    ///   time: without one, such a message is refused.
+    public func decode(_ line: UnsafeBufferPointer<UInt8>, arrivedAt: Timestamp? = nil) -> Decoded {
         if format == .tally || (format == .auto && Self.contains(Self.occurredAtKey, in: line)) {
             return Decoded(
                 format: .tally,
@@ -57,8 +61,8 @@ public struct FormatDecoder: Sendable {
         }
         let detected = format == .auto ? SourceFormat.detect(foreign) : format
         switch detected {
-        case .segment: return Decoded(format: .segment, results: segment.map(foreign))
-        case .posthog: return Decoded(format: .posthog, results: posthog.map(foreign))
+        case .segment: return Decoded(format: .segment, results: segment.map(foreign, arrivedAt: arrivedAt))
+        case .posthog: return Decoded(format: .posthog, results: posthog.map(foreign, arrivedAt: arrivedAt))
         default:
             return Decoded(
                 format: .tally,

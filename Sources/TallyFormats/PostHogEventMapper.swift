@@ -11,7 +11,8 @@ package import TallyCore
 ///   anonymous id; `$session_id` the session. `properties` are kept whole, `$set` and `$set_once`
 ///   included.
 /// - `occurred_at` is `timestamp` (RFC 3339 or `YYYY-MM-DD HH:MM:SS.ffffff`), else
-///   `properties.$time` (Unix seconds), else `created_at`.
+///   `properties.$time` (Unix seconds), else `created_at`, else (at a collector) the time the
+///   collector received it.
 /// - The context fields come from `$app_version`, `$app_build`, `$os`, `$os_version` and
 ///   `$locale`; other top-level members of export rows (`team_id`, `person_id`,
 ///   `person_properties`, `elements_chain`, `ip`, …) are kept in the context. `api_key` and
@@ -28,15 +29,20 @@ package struct PostHogEventMapper: Sendable {
 
     /// The envelopes of one line: one event, or every event of `{"batch": [...]}` (whose `api_key`
     /// is dropped and whose `sent_at` applies to events without one).
-    package func map(_ line: ForeignLine) -> [Result<EventEnvelope, EnvelopeDecodingError>] {
+    /// `arrivedAt`: when a collector received the line, the time of an event that has none.
+    package func map(_ line: ForeignLine, arrivedAt: Timestamp? = nil) -> [Result<EventEnvelope, EnvelopeDecodingError>]
+    {
         line.mapMessages { (event, path, batch) throws(EnvelopeDecodingError) in
-            try map(event: event, path: path, batch: batch)
+            try map(event: event, path: path, batch: batch, arrivedAt: arrivedAt)
         }
     }
 
-    private func map(event message: ForeignLine.Message, path: String, batch: ForeignLine.Message?)
-        throws(EnvelopeDecodingError) -> EventEnvelope
-    {
+    private func map(
+        event message: ForeignLine.Message,
+        path: String,
+        batch: ForeignLine.Message?,
+        arrivedAt: Timestamp?
+    ) throws(EnvelopeDecodingError) -> EventEnvelope {
         func field(_ key: String) -> JSONValue? { message.member(key) }
         guard let name = try ForeignValues.string(field("event"), path: "\(path).event") else {
             throw EnvelopeDecodingError(.missingField, path: "\(path).event", message: "required")
@@ -69,7 +75,8 @@ package struct PostHogEventMapper: Sendable {
         if occurredAt == nil {
             occurredAt = try ForeignValues.timestamp(field("created_at"), path: "\(path).created_at")
         }
-        guard let occurredAt else {
+        // PostHog's rule: an event without a time happened when it was received.
+        guard let occurredAt = occurredAt ?? arrivedAt else {
             throw EnvelopeDecodingError(
                 .missingField,
                 path: "\(path).timestamp",

@@ -10,7 +10,8 @@ package import TallyCore
 ///   `source_id`); without one, the id is derived from the message's content, never from
 ///   `sentAt` or `receivedAt`.
 /// - `occurred_at` is `originalTimestamp` (the device's clock, which no re-send changes) when
-///   present, else `timestamp`, else `receivedAt`, else `sentAt`.
+///   present, else `timestamp`, else `receivedAt`, else `sentAt`, else (at a collector) the
+///   time the collector received it.
 /// - `context` keeps every member; `app.version`, `app.build`, `os.name`, `os.version` and
 ///   `locale` also fill tally's context fields. `integrations` is kept in the context too.
 package struct SegmentMessageMapper: Sendable {
@@ -23,15 +24,20 @@ package struct SegmentMessageMapper: Sendable {
     /// The envelopes of one line: one message, or every message of a batch wrapper (whose
     /// `context` merges under each message's own and whose `sentAt` applies to messages without one).
     /// Each result is an envelope or the reason its message was refused (path inside the line).
-    package func map(_ line: ForeignLine) -> [Result<EventEnvelope, EnvelopeDecodingError>] {
+    /// `arrivedAt`: when a collector received the line, the time of a message that has none.
+    package func map(_ line: ForeignLine, arrivedAt: Timestamp? = nil) -> [Result<EventEnvelope, EnvelopeDecodingError>]
+    {
         line.mapMessages { (message, path, batch) throws(EnvelopeDecodingError) in
-            try map(message: message, path: path, batch: batch)
+            try map(message: message, path: path, batch: batch, arrivedAt: arrivedAt)
         }
     }
 
-    private func map(message: ForeignLine.Message, path: String, batch: ForeignLine.Message?)
-        throws(EnvelopeDecodingError) -> EventEnvelope
-    {
+    private func map(
+        message: ForeignLine.Message,
+        path: String,
+        batch: ForeignLine.Message?,
+        arrivedAt: Timestamp?
+    ) throws(EnvelopeDecodingError) -> EventEnvelope {
         func field(_ key: String) -> JSONValue? { message.member(key) }
         guard let type = try ForeignValues.string(field("type"), path: "\(path).type") else {
             throw EnvelopeDecodingError(
@@ -83,7 +89,8 @@ package struct SegmentMessageMapper: Sendable {
         let receivedAt = try ForeignValues.timestamp(field("receivedAt"), path: "\(path).receivedAt")
         let original = try ForeignValues.timestamp(field("originalTimestamp"), path: "\(path).originalTimestamp")
         let timestamp = try ForeignValues.timestamp(field("timestamp"), path: "\(path).timestamp")
-        let occurredAt = original ?? timestamp ?? receivedAt ?? sentAt
+        // Segment's rule: a message without a time happened when it was received.
+        let occurredAt = original ?? timestamp ?? receivedAt ?? sentAt ?? arrivedAt
         guard let occurredAt else {
             throw EnvelopeDecodingError(
                 .missingField,

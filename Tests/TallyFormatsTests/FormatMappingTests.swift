@@ -111,6 +111,29 @@ struct FormatMappingTests {
         #expect(records.allSatisfy { $0.sentAt == Timestamp(rfc3339: "2026-11-20T10:00:09Z") })
     }
 
+    @Test("at a collector, a Segment or PostHog message without a time occurred when it arrived")
+    func arrivalTime() throws {
+        let arrived = Timestamp(rfc3339: "2026-11-24T18:00:00Z")!
+        func decode(_ line: String, _ format: SourceFormat) -> FormatDecoder.Decoded {
+            Array(line.utf8).withUnsafeBufferPointer { FormatDecoder(format: format).decode($0, arrivedAt: arrived) }
+        }
+        let segment = try #require(
+            decode(#"{"type":"track","event":"Order Completed","userId":"u1","messageId":"m1"}"#, .segment)
+                .results.first
+        ).get()
+        #expect(segment.occurredAt == arrived)
+        let posthog = try #require(
+            decode(#"{"api_key":"k","event":"signed_up","distinct_id":"d1"}"#, .posthog).results.first
+        ).get()
+        #expect(posthog.occurredAt == arrived)
+        // A time of the message's own wins.
+        let timed = try #require(
+            decode(#"{"type":"track","event":"A","userId":"u","timestamp":"2026-11-20T10:00:00Z"}"#, .segment)
+                .results.first
+        ).get()
+        #expect(timed.occurredAt == Timestamp(rfc3339: "2026-11-20T10:00:00Z"))
+    }
+
     @Test("Segment messages that cannot be stored say why, with the path inside the line")
     func segmentRefusals() {
         func failure(_ line: String) -> EnvelopeDecodingError? {

@@ -207,6 +207,31 @@ struct RouterTests {
         #expect(statuses == [.ok, .unauthorized])
     }
 
+    @Test("a Segment call and a PostHog capture without a time are stored at the time they arrived")
+    func arrivalTime() async throws {
+        let fixture = Fixture()
+        let statuses = try await fixture.test { client in
+            [
+                try await client.execute(
+                    uri: "/v1/track",
+                    method: .post,
+                    headers: Self.bearer,
+                    body: .init(string: #"{"event":"Order Completed","userId":"u1","properties":{"total":3}}"#)
+                ).status,
+                try await client.execute(
+                    uri: "/capture/",
+                    method: .post,
+                    body: .init(string: #"{"api_key":"\#(Self.key)","event":"signed_up","distinct_id":"d1"}"#)
+                ).status,
+            ]
+        }
+        #expect(statuses == [.ok, .ok])
+        #expect(fixture.rejects.rejects.isEmpty)
+        let events = fixture.sink.events
+        #expect(events.count == 2)
+        for event in events { #expect(event.occurredAt == event.receivedAt) }
+    }
+
     @Test("--allow-anonymous without keys: a key cannot be checked, so any key is taken as no key")
     func anonymousWithoutKeys() async throws {
         let fixture = Fixture(allowAnonymous: true, withKeys: false)

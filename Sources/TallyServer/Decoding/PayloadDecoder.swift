@@ -122,7 +122,7 @@ struct PayloadDecoder {
         _ decoder: FormatDecoder,
         into decoded: inout Decoded
     ) throws {
-        let result = decoder.decode(body)
+        let result = decoder.decode(body, arrivedAt: receivedAt)
         decoded.format = result.format
         var results = result.results
         if results.count == 1, case .failure(let error) = results[0], error.path == "$" || error.path == "$.batch" {
