@@ -189,6 +189,11 @@ package struct SegmentMessageMapper: Sendable {
             }
         }
         if call.id == nil { event.eventID = event.contentID }
+        // tally's delivery library sends the tracker's feature as `context.feature` (set after the
+        // content id, which therefore stays what it was without it).
+        if call.kind == .track, case .string(let feature)? = call.context?.additional["feature"], !feature.isEmpty {
+            event.feature = feature
+        }
         return event
     }
 

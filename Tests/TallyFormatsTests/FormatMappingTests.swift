@@ -134,6 +134,20 @@ struct FormatMappingTests {
         #expect(timed.occurredAt == Timestamp(rfc3339: "2026-11-20T10:00:00Z"))
     }
 
+    @Test("a Segment track from tally's delivery library keeps its feature (context.feature)")
+    func segmentFeature() throws {
+        let single = try Self.event(
+            #"{"type":"track","event":"episode_list_viewed","userId":"u","timestamp":"2026-11-20T10:00:00Z","context":{"feature":"episode","library":{"name":"tally"}}}"#,
+            .segment
+        )
+        #expect(single.feature == "episode")
+        let batch = Self.decode(
+            #"{"batch":[{"type":"track","event":"player_opened","userId":"u","timestamp":"2026-11-20T10:00:00Z","context":{"feature":"player"}},{"type":"track","event":"Order Completed","userId":"u","timestamp":"2026-11-20T10:00:00Z"}],"context":{"ip":"1.2.3.4"}}"#
+        )
+        let events = try batch.results.map { try $0.get() }
+        #expect(events.map(\.feature) == ["player", nil])
+    }
+
     @Test("Segment messages that cannot be stored say why, with the path inside the line")
     func segmentRefusals() {
         func failure(_ line: String) -> EnvelopeDecodingError? {
