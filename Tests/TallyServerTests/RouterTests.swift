@@ -417,6 +417,7 @@ struct RouterTests {
         let text = String(buffer: metrics.body)
         #expect(text.contains("tally_collector_events_accepted_total 3"))
         #expect(text.contains(#"route="/v1/events""#))
+        #expect(text.contains(#"route="unmatched""#) && !text.contains("NotFound"))
         #expect(!text.contains(Self.key))
     }
 }

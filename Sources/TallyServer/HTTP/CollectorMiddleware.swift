@@ -49,8 +49,11 @@ struct CollectorMiddleware<Context: RequestContext>: RouterMiddleware {
         response.headers[.requestID] = context.id
         let elapsed = ContinuousClock.now - started
         let (seconds, attoseconds) = elapsed.components
+        // Hummingbird's router names a request that matched no route "NotFound"; ours say
+        // "unmatched", as docs/collector.md does (a known path asked with the wrong method included).
+        let matched = context.endpointPath.flatMap { $0 == "NotFound" ? nil : $0 }
         metrics.request(
-            route: context.endpointPath ?? "unmatched",
+            route: matched ?? "unmatched",
             method: Self.methodLabel(request.method),
             status: Int(response.status.code),
             nanoseconds: seconds * 1_000_000_000 + attoseconds / 1_000_000_000

@@ -193,7 +193,6 @@ struct ServeCommand: AsyncParsableCommand {
                 "warning: --allow-anonymous: \(accepted) are accepted (source anonymous); "
                     + "never use it on a network others can reach"
             )
-            logger.warning("anonymous requests are accepted (--allow-anonymous)")
         } else if let keys, table.count == 0 {
             // Serving would answer 401 to every request: say so at once rather than in each reply.
             Terminal.error(
