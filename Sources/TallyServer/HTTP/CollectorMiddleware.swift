@@ -73,7 +73,15 @@ struct CollectorMiddleware<Context: RequestContext>: RouterMiddleware {
     private func allowedMethod(_ request: Request) -> String? {
         var path = Substring(request.uri.path)
         while path.count > 1, path.hasSuffix("/") { path = path.dropLast() }
-        return methodsByPath[String(path)]
+        if let method = methodsByPath[String(path)] { return method }
+        // The one route with a parameter: /v1/projects/{writeKey}/settings.
+        let segments = path.split(separator: "/", omittingEmptySubsequences: false)
+        if segments.count == 5, segments[1] == "v1", segments[2] == "projects", !segments[3].isEmpty,
+            segments[4] == "settings"
+        {
+            return "GET"
+        }
+        return nil
     }
 
     /// The JSON reply of `error`, with `Retry-After` on 429 and 503.
