@@ -339,16 +339,26 @@ struct RouterTests {
         )
         // `curl -d @file` sends a form without the file's newlines: the answer says so.
         let joined = Self.ndjson(2).filter { $0 != UInt8(ascii: "\n") }
-        let form = try await fixture.test { client in
-            try await client.execute(
-                uri: "/v1/events",
-                method: .post,
-                headers: Self.bearer + [.contentType: "application/x-www-form-urlencoded"],
-                body: .init(bytes: joined)
+        // `--data-binary` sends the same form type but keeps the newlines: a broken line is just
+        // invalid JSON, and the hint would mislead.
+        let broken = Self.ndjson(2) + Array("{\"name\":\n".utf8)
+        let (form, binary) = try await fixture.test { client in
+            let headers: HTTPFields = Self.bearer + [.contentType: "application/x-www-form-urlencoded"]
+            return (
+                try await client.execute(
+                    uri: "/v1/events",
+                    method: .post,
+                    headers: headers,
+                    body: .init(bytes: joined)
+                ),
+                try await client.execute(uri: "/v1/events", method: .post, headers: headers, body: .init(bytes: broken))
             )
         }
         #expect(form.status == .badRequest)
         #expect(String(buffer: form.body).contains("--data-binary"), "\(String(buffer: form.body))")
+        #expect(binary.status == .badRequest)
+        #expect(try Self.errorCode(binary) == "invalid_json")
+        #expect(!String(buffer: binary.body).contains("--data-binary"), "\(String(buffer: binary.body))")
         #expect(fixture.sink.eventCount == 0)
         #expect(fixture.rejects.rejects.isEmpty)
     }
@@ -389,7 +399,7 @@ struct RouterTests {
     )
     func otherRoutes() async throws {
         let fixture = Fixture()
-        let (notFound, wrongMethod, settings, health, ready, metrics) = try await fixture.test { client in
+        let (notFound, wrongMethod, settings, settingsPost, health, ready, metrics) = try await fixture.test { client in
             _ = try await client.execute(
                 uri: "/v1/events",
                 method: .post,
@@ -400,6 +410,7 @@ struct RouterTests {
                 try await client.execute(uri: "/v1/nothing", method: .post),
                 try await client.execute(uri: "/v1/events/", method: .get),
                 try await client.execute(uri: "/v1/projects/\(Self.key)/settings", method: .get),
+                try await client.execute(uri: "/v1/projects/\(Self.key)/settings/", method: .post),
                 try await client.execute(uri: "/healthz", method: .get),
                 try await client.execute(uri: "/readyz/", method: .get),
                 try await client.execute(uri: "/metrics", method: .get)
@@ -410,6 +421,8 @@ struct RouterTests {
         #expect(wrongMethod.headers[.allow] == "POST")
         #expect(notFound.headers[.requestID] != nil)
         #expect(settings.status == .ok)
+        #expect(settingsPost.status == .methodNotAllowed)
+        #expect(settingsPost.headers[.allow] == "GET")
         let integrations = try Self.json(settings)["integrations"] as? [String: Any]
         #expect((integrations?["Segment.io"] as? [String: Any])?["apiKey"] as? String == Self.key)
         #expect(health.status == .ok)

@@ -34,7 +34,9 @@ struct CollectorRoutes: Sendable {
         let decoded: PayloadDecoder.Decoded
         do {
             decoded = try decoder.decode(body)
-        } catch var error as CollectorError where error.code == .invalidJSON && Self.isFormEncoded(request) {
+        } catch var error as CollectorError
+            where error.code == .invalidJSON && Self.isFormEncoded(request) && Self.linesRunTogether(body)
+        {
             // `curl -d @events.ndjson` sends a form and drops the file's newlines: the lines run
             // together into one invalid document, and the error alone does not say why.
             error.message +=
@@ -81,6 +83,18 @@ struct CollectorRoutes: Sendable {
     /// Whether the request says its body is a form (curl's `-d` default).
     static func isFormEncoded(_ request: Request) -> Bool {
         request.headers[.contentType]?.lowercased().hasPrefix("application/x-www-form-urlencoded") == true
+    }
+
+    /// Whether `body` looks like NDJSON whose newlines were dropped (`}{` and no newline): what
+    /// `curl -d` makes of a file, unlike `--data-binary`, which sends the same form type.
+    static func linesRunTogether(_ body: [UInt8]) -> Bool {
+        guard !body.contains(UInt8(ascii: "\n")) else { return false }
+        var previous: UInt8 = 0
+        for byte in body where byte != 0x20 && byte != 0x09 && byte != 0x0D {
+            if previous == UInt8(ascii: "}"), byte == UInt8(ascii: "{") { return true }
+            previous = byte
+        }
+        return false
     }
 
     /// `{"accepted":N,"rejected":[{"index":I,"reason":"…","path":"…","message":"…"}]}`.
