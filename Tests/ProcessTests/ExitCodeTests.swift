@@ -102,6 +102,9 @@ struct ExitCodeTests {
             (["--rate", "1e-300"], "--rate 1e-300: give visits a second from 0.001 to 1000000"),
             (["--super-property", "nokey"], "--super-property \"nokey\": give KEY=VALUE"),
             (["--enrich", "=x"], "--enrich \"=x\": give KEY=VALUE"),
+            (["--max-outbox-bytes", "0"], "--max-outbox-bytes 0: give at least"),
+            (["--max-outbox-events", "0"], "--max-outbox-events 0: give at least 1"),
+            (["--data-dir", directory + "/data"], "--data-dir is for the file store; in app mode"),
         ]
         for (arguments, message) in cases {
             let result = try ChildProcess("episode-demo", arguments: app + arguments).wait(timeout: .seconds(60))
@@ -111,7 +114,9 @@ struct ExitCodeTests {
         #expect(!FileManager.default.fileExists(atPath: directory + "/outbox"), "nothing is created")
     }
 
-    @Test("tally serve on a port in use or an unknown host is 64 with the address, not a socket error and 1")
+    @Test(
+        "tally serve on a port in use, an unknown host or another machine's address is 64 with the address, before it creates or warns anything"
+    )
     func serveCannotListen() throws {
         let directory = try CLI.temporaryDirectory("listen")
         defer { try? FileManager.default.removeItem(atPath: directory) }
@@ -136,6 +141,14 @@ struct ExitCodeTests {
         let unknown = try CLI.run(serve + ["--host", "999.1.1.1"])
         #expect(unknown.status == 64, "\(unknown.stderr)")
         #expect(unknown.stderr.contains("cannot listen on --host 999.1.1.1"), "\(unknown.stderr)")
+        // 192.0.2.1 (TEST-NET-1) is no address of this machine.
+        let elsewhere = try CLI.run(serve + ["--host", "192.0.2.1"])
+        #expect(elsewhere.status == 64, "\(elsewhere.stderr)")
+        #expect(elsewhere.stderr.contains("not an address of this machine"), "\(elsewhere.stderr)")
+        for result in [inUse, unknown, elsewhere] {
+            #expect(!result.stderr.contains("--allow-anonymous"), "the error comes first: \(result.stderr)")
+        }
+        #expect(!FileManager.default.fileExists(atPath: directory + "/data"), "no data directory is left behind")
     }
 
     @Test("65 data, 66 no store or keys file, 73 cannot create; every code documented in --help")

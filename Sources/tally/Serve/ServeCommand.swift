@@ -186,6 +186,7 @@ struct ServeCommand: AsyncParsableCommand {
             return handler
         }
         let logger = Logger(label: "tally.serve")
+        try ListenAddressCheck.check(host: host, port: port)
         let table = try loadKeys()
         if allowAnonymous {
             let accepted = table.count == 0 ? "requests WITH ANY KEY OR NONE" : "requests WITHOUT A WRITE KEY"
@@ -261,16 +262,13 @@ struct ServeCommand: AsyncParsableCommand {
         group.maximumGracefulShutdownDuration = .seconds(30)
         do {
             try await ServiceGroup(configuration: group).run()
-        } catch let error as NIOCore.IOError where error.errnoCode == EADDRINUSE || error.errnoCode == EACCES {
-            let reason = error.errnoCode == EADDRINUSE ? "the address is in use" : "permission denied"
-            throw CommandFailure(.usage, "cannot listen on \(host):\(port): \(reason); choose another --port")
-        } catch is SocketAddressError.UnknownHost {
-            throw CommandFailure(
-                .usage,
-                "cannot listen on --host \(host): no such address; give an IP address or a name"
-            )
+        } catch let error as NIOCore.IOError
+            where [EADDRINUSE, EACCES, EADDRNOTAVAIL].contains(error.errnoCode)
+        {
+            // Taken since ListenAddressCheck looked.
+            throw CommandFailure(.usage, ListenAddressCheck.message(host: host, port: port, errno: error.errnoCode))
         } catch let error as SocketAddressError {
-            throw CommandFailure(.usage, "cannot listen on --host \(host) (\(error)); give an IP address or a name")
+            throw ListenAddressCheck.hostFailure(host, error)
         }
         if let rejects = rejectSink as? PostgresRejectSink { await rejects.close() }
     }
