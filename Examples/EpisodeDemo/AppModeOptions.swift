@@ -86,9 +86,13 @@ struct AppModeOptions: ParsableArguments {
             throw ValidationError("--rate \(rate): give visits a second from 0.001 to 1000000.")
         }
         if let maxOutboxBytes, maxOutboxBytes < OutboxCaps.minimumMaxBytes {
-            throw ValidationError("--max-outbox-bytes must be at least \(OutboxCaps.minimumMaxBytes).")
+            throw ValidationError(
+                "--max-outbox-bytes \(maxOutboxBytes): give at least \(OutboxCaps.minimumMaxBytes) bytes."
+            )
         }
-        if let maxOutboxEvents, maxOutboxEvents < 1 { throw ValidationError("--max-outbox-events must be positive.") }
+        if let maxOutboxEvents, maxOutboxEvents < 1 {
+            throw ValidationError("--max-outbox-events \(maxOutboxEvents): give at least 1.")
+        }
         if let maxOutboxAge { try SecondsOption.check("--max-outbox-age", maxOutboxAge) }
         if writeKey?.isEmpty == true {
             throw ValidationError("--write-key must not be empty: `tally keys add` prints one.")

@@ -43,8 +43,14 @@ struct EpisodeDemoCommand: AsyncParsableCommand {
             """
     )
 
-    @Option(name: .long, help: "Data directory of the file store ($TALLY_DATA_DIR when set).")
-    var dataDir: String = FileStoreLayout.defaultRoot
+    @Option(
+        name: .long,
+        help: "Data directory of the file store (default: $TALLY_DATA_DIR when set, else tally-data); not in app mode."
+    )
+    var dataDir: String?
+
+    /// Where the file store is: `--data-dir`, else the default.
+    private var dataDirectory: String { dataDir ?? FileStoreLayout.defaultRoot }
 
     @Option(name: .long, parsing: .unconditional, help: "Screen visits to simulate.")
     var visits: Int = 20
@@ -78,8 +84,14 @@ struct EpisodeDemoCommand: AsyncParsableCommand {
 
     func validate() throws {
         guard visits >= 1 else { throw ValidationError("--visits must be at least 1.") }
-        guard !dataDir.isEmpty else { throw ValidationError("--data-dir must not be empty.") }
+        guard dataDir?.isEmpty != true else { throw ValidationError("--data-dir must not be empty.") }
         try app.validate()
+        if app.isEnabled, dataDir != nil {
+            // App mode stores nothing locally but the outbox: the option would be silently unused.
+            throw ValidationError(
+                "--data-dir is for the file store; in app mode events go to --endpoint and wait in --outbox: leave it out."
+            )
+        }
         try validateSDKFlags()
     }
 
@@ -126,11 +138,11 @@ struct EpisodeDemoCommand: AsyncParsableCommand {
             try await runAppMode(validation: eventValidation, logger: logger)
             return
         }
-        var sinks: [any EventSink] = [FileSink(directory: dataDir, logger: logger)]
+        var sinks: [any EventSink] = [FileSink(directory: dataDirectory, logger: logger)]
         if !noStdout { sinks.append(StdoutSink(format: format)) }
         let pipeline = EventPipeline(
             sinks: sinks,
-            deadLetters: FileDeadLetterSink(directory: dataDir),
+            deadLetters: FileDeadLetterSink(directory: dataDirectory),
             configuration: .inApp,
             validation: eventValidation,
             logger: logger
@@ -158,7 +170,7 @@ struct EpisodeDemoCommand: AsyncParsableCommand {
             "episode-demo: accepted=\(statistics.accepted) dropped=\(statistics.dropped) "
             + "delivered_file=\(statistics.delivered["file", default: 0]) rejected=\(statistics.rejected) "
             + "dead_lettered=\(statistics.deadLettered) "
-            + "lost=\(statistics.lost) data_dir=\(dataDir)\n"
+            + "lost=\(statistics.lost) data_dir=\(dataDirectory)\n"
         FileHandle.standardError.write(Data(report.utf8))
         if statistics.deadLettered > 0 || statistics.lost > 0 || statistics.rejected > 0 { throw ExitCode(1) }
     }
