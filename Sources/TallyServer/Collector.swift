@@ -53,7 +53,7 @@ package final class Collector: Sendable {
                 ("/capture", .posthog), ("/e", .posthog), ("/i/v0/e", .posthog),
             ] + ["track", "screen", "page", "identify", "group", "alias"].map { ("/v1/\($0)", .segmentCall($0)) }
         var methods = Dictionary(uniqueKeysWithValues: posts.map { ($0.0, "POST") })
-        for path in ["/healthz", "/readyz", "/metrics"] { methods[path] = "GET" }
+        for path in ["/healthz", "/readyz", "/metrics"] { methods[path] = "GET, HEAD" }
         router.add(
             middleware: CollectorMiddleware(
                 metrics: metrics,
@@ -65,12 +65,21 @@ package final class Collector: Sendable {
         for (path, kind) in posts {
             router.post(RouterPath(path)) { request, context in try await routes.ingest(request, context, kind) }
         }
-        router.get("/v1/projects/{writeKey}/settings") { request, context in
-            try routes.settings(request, context)
+        let gets: [(String, @Sendable (Request, BasicRequestContext) async throws -> Response)] = [
+            ("/v1/projects/{writeKey}/settings", { request, context in try routes.settings(request, context) }),
+            ("/healthz", { _, _ in routes.text(#"{"status":"ok"}"#) }),
+            ("/readyz", { _, _ in await routes.readiness() }),
+            ("/metrics", { _, _ in routes.metricsText() }),
+        ]
+        for (path, handler) in gets {
+            router.get(RouterPath(path), use: handler)
+            // HEAD is GET without the body: load balancers and `curl -I` check health so.
+            router.head(RouterPath(path)) { request, context in
+                var response = try await handler(request, context)
+                response.body = ResponseBody()
+                return response
+            }
         }
-        router.get("/healthz") { _, _ in routes.text(#"{"status":"ok"}"#) }
-        router.get("/readyz") { _, _ in await routes.readiness() }
-        router.get("/metrics") { _, _ in routes.metricsText() }
         return router
     }
 

@@ -78,6 +78,15 @@ struct LiveServeTests {
         #expect(try await TestDatabase.eventCount(database.url) == 100)
         #expect(try Self.post(server, body, authorization: "Bearer \(server.key)") == 200)
         #expect(try await TestDatabase.eventCount(database.url) == 100)
+        // HEAD is GET without a body: a GET after it on the same connection still reads right.
+        let head = try Script.run(
+            [
+                "-c",
+                #"curl -s -I -o /dev/null -w '%{http_code} ' "$1" --next -s -o /dev/null -w '%{http_code}' "$1""#,
+                "head", "http://127.0.0.1:\(server.port)/healthz",
+            ]
+        )
+        #expect(head.stdout == "200 200", "\(head.stdout) \(head.stderr)")
         let other = try Self.gzipBody(server.work, "b.gz", count: 10, start: 1000)
         #expect(try Self.post(server, other, authorization: "Bearer not-a-key") == 401)
         #expect(try await TestDatabase.eventCount(database.url) == 100)

@@ -422,7 +422,7 @@ struct RouterTests {
         #expect(notFound.headers[.requestID] != nil)
         #expect(settings.status == .ok)
         #expect(settingsPost.status == .methodNotAllowed)
-        #expect(settingsPost.headers[.allow] == "GET")
+        #expect(settingsPost.headers[.allow] == "GET, HEAD")
         let integrations = try Self.json(settings)["integrations"] as? [String: Any]
         #expect((integrations?["Segment.io"] as? [String: Any])?["apiKey"] as? String == Self.key)
         #expect(health.status == .ok)

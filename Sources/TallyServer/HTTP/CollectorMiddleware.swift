@@ -79,7 +79,7 @@ struct CollectorMiddleware<Context: RequestContext>: RouterMiddleware {
         if segments.count == 5, segments[1] == "v1", segments[2] == "projects", !segments[3].isEmpty,
             segments[4] == "settings"
         {
-            return "GET"
+            return "GET, HEAD"
         }
         return nil
     }
