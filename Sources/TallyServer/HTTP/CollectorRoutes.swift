@@ -40,8 +40,8 @@ struct CollectorRoutes: Sendable {
             // `curl -d @events.ndjson` sends a form and drops the file's newlines: the lines run
             // together into one invalid document, and the error alone does not say why.
             error.message +=
-                "; the body was sent as a form (curl -d drops a file's newlines): send it with "
-                + "--data-binary @FILE -H 'Content-Type: application/x-ndjson'"
+                "; the body was sent as a form and its lines ran together, as when curl -d drops a file's "
+                + "newlines: send it with --data-binary @FILE -H 'Content-Type: application/x-ndjson'"
             throw error
         }
         let outcome = await collector.committer.commit(

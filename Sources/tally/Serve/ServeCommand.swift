@@ -134,6 +134,9 @@ struct ServeCommand: AsyncParsableCommand {
 
     func validate() throws {
         guard (0...65_535).contains(port) else { throw ValidationError("--port must be 0 to 65535.") }
+        guard !host.isEmpty else {
+            throw ValidationError("--host must not be empty: give an address such as 127.0.0.1.")
+        }
         // Each limit on its own, so the message names the one that is wrong. The least values are
         // what any client needs: below them every request (or every event) would be refused.
         let sizes = [
@@ -188,19 +191,6 @@ struct ServeCommand: AsyncParsableCommand {
         let logger = Logger(label: "tally.serve")
         try ListenAddressCheck.check(host: host, port: port)
         let table = try loadKeys()
-        if allowAnonymous {
-            let accepted = table.count == 0 ? "requests WITH ANY KEY OR NONE" : "requests WITHOUT A WRITE KEY"
-            Terminal.error(
-                "warning: --allow-anonymous: \(accepted) are accepted (source anonymous); "
-                    + "never use it on a network others can reach"
-            )
-        } else if let keys, table.count == 0 {
-            // Serving would answer 401 to every request: say so at once rather than in each reply.
-            Terminal.error(
-                "warning: the keys file \(keys) has no keys: every request is refused (401) until `tally keys add --keys \(keys)` adds one"
-            )
-            logger.warning("no write keys: every request is refused")
-        }
         let eventSink: any EventSink
         let rejectSink: any RejectSink
         switch sink {
@@ -226,6 +216,20 @@ struct ServeCommand: AsyncParsableCommand {
                 logger: logger
             )
             rejectSink = PostgresRejectSink(conninfo: database.conninfo)
+        }
+        // Warned once the store is ready: a command that fails at start warns nothing.
+        if allowAnonymous {
+            let accepted = table.count == 0 ? "requests WITH ANY KEY OR NONE" : "requests WITHOUT A WRITE KEY"
+            Terminal.error(
+                "warning: --allow-anonymous: \(accepted) are accepted (source anonymous); "
+                    + "never use it on a network others can reach"
+            )
+        } else if let keys, table.count == 0 {
+            // Serving would answer 401 to every request: say so at once rather than in each reply.
+            Terminal.error(
+                "warning: the keys file \(keys) has no keys: every request is refused (401) until `tally keys add --keys \(keys)` adds one"
+            )
+            logger.warning("no write keys: every request is refused")
         }
         var configuration = CollectorConfiguration()
         configuration.host = host
