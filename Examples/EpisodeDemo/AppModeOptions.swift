@@ -25,7 +25,7 @@ struct AppModeOptions: ParsableArguments {
     @Option(
         name: .long,
         parsing: .unconditional,
-        help: "Cap on the outbox's bytes; past it the oldest batches are dropped."
+        help: "Cap on the outbox's bytes (at least 65536); past it the oldest batches are dropped."
     )
     var maxOutboxBytes: Int?
 
@@ -62,9 +62,16 @@ struct AppModeOptions: ParsableArguments {
 
     func validate() throws {
         guard isEnabled else {
-            if segment || progress || runID != nil || rate != nil || consent != nil {
+            // Named one by one: the outbox caps were silently unused in file mode.
+            let given = [
+                ("--segment", segment), ("--progress", progress), ("--run-id", runID != nil), ("--rate", rate != nil),
+                ("--consent", consent != nil), ("--max-outbox-bytes", maxOutboxBytes != nil),
+                ("--max-outbox-events", maxOutboxEvents != nil), ("--max-outbox-age", maxOutboxAge != nil),
+            ].filter(\.1).map(\.0)
+            if !given.isEmpty {
                 throw ValidationError(
-                    "--segment, --progress, --run-id, --rate and --consent need app mode (--endpoint …)."
+                    "\(given.joined(separator: ", ")) \(given.count == 1 ? "acts" : "act") only in app mode: "
+                        + "give --endpoint, --write-key and --outbox."
                 )
             }
             return

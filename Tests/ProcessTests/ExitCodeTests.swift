@@ -88,6 +88,21 @@ struct ExitCodeTests {
         }
     }
 
+    @Test("episode-demo in file mode names the app-mode options it was given (the outbox caps were unused), 64")
+    func demoAppOptionsNeedAppMode() throws {
+        let directory = try CLI.temporaryDirectory("demo-file")
+        defer { try? FileManager.default.removeItem(atPath: directory) }
+        let file = ["--visits", "1", "--data-dir", directory + "/data"]
+        let one = try ChildProcess("episode-demo", arguments: file + ["--max-outbox-bytes", "0"])
+            .wait(timeout: .seconds(60))
+        #expect(one.status == 64, "\(one.stderr)")
+        #expect(one.stderr.contains("--max-outbox-bytes acts only in app mode"), "\(one.stderr)")
+        let two = try ChildProcess("episode-demo", arguments: file + ["--rate", "5", "--max-outbox-age", "9"])
+            .wait(timeout: .seconds(60))
+        #expect(two.stderr.contains("--rate, --max-outbox-age act only in app mode"), "\(two.stderr)")
+        #expect(!FileManager.default.fileExists(atPath: directory + "/data"), "nothing is created")
+    }
+
     @Test("episode-demo refuses seconds and rates that overflowed a Duration (it trapped), with 64")
     func demoSecondsInRange() throws {
         let directory = try CLI.temporaryDirectory("demo")
