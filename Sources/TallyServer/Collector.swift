@@ -52,8 +52,15 @@ package final class Collector: Sendable {
                 ("/batch", .sharedBatch),
                 ("/capture", .posthog), ("/e", .posthog), ("/i/v0/e", .posthog),
             ] + ["track", "screen", "page", "identify", "group", "alias"].map { ("/v1/\($0)", .segmentCall($0)) }
+        let routes = CollectorRoutes(collector: self)
+        let gets: [(String, @Sendable (Request, BasicRequestContext) async throws -> Response)] = [
+            ("/v1/projects/{writeKey}/settings", { request, context in try routes.settings(request, context) }),
+            ("/healthz", { _, _ in routes.text(#"{"status":"ok"}"#) }),
+            ("/readyz", { _, _ in await routes.readiness() }),
+            ("/metrics", { _, _ in routes.metricsText() }),
+        ]
         var methods = Dictionary(uniqueKeysWithValues: posts.map { ($0.0, "POST") })
-        for path in ["/healthz", "/readyz", "/metrics"] { methods[path] = "GET, HEAD" }
+        for (path, _) in gets { methods[path] = "GET, HEAD" }
         router.add(
             middleware: CollectorMiddleware(
                 metrics: metrics,
@@ -61,16 +68,9 @@ package final class Collector: Sendable {
                 methodsByPath: methods
             )
         )
-        let routes = CollectorRoutes(collector: self)
         for (path, kind) in posts {
             router.post(RouterPath(path)) { request, context in try await routes.ingest(request, context, kind) }
         }
-        let gets: [(String, @Sendable (Request, BasicRequestContext) async throws -> Response)] = [
-            ("/v1/projects/{writeKey}/settings", { request, context in try routes.settings(request, context) }),
-            ("/healthz", { _, _ in routes.text(#"{"status":"ok"}"#) }),
-            ("/readyz", { _, _ in await routes.readiness() }),
-            ("/metrics", { _, _ in routes.metricsText() }),
-        ]
         for (path, handler) in gets {
             router.get(RouterPath(path), use: handler)
             // HEAD is GET without the body: load balancers and `curl -I` check health so.

@@ -9,8 +9,8 @@ import TallyCore
 struct CollectorMiddleware<Context: RequestContext>: RouterMiddleware {
     let metrics: CollectorMetrics
     let retryAfterSeconds: Int
-    /// The method of each fixed route (trailing slash left out): a route asked with another
-    /// method is answered 405 with `Allow`, not 404.
+    /// The methods of each route pattern (trailing slash left out, `{name}` for a parameter): a
+    /// route asked with another method is answered 405 with `Allow`, not 404.
     let methodsByPath: [String: String]
 
     func handle(_ request: Request, context: Context, next: (Request, Context) async throws -> Response)
@@ -74,12 +74,15 @@ struct CollectorMiddleware<Context: RequestContext>: RouterMiddleware {
         var path = Substring(request.uri.path)
         while path.count > 1, path.hasSuffix("/") { path = path.dropLast() }
         if let method = methodsByPath[String(path)] { return method }
-        // The one route with a parameter: /v1/projects/{writeKey}/settings.
+        // A pattern's parameter (`{writeKey}`) stands for any one non-empty segment.
         let segments = path.split(separator: "/", omittingEmptySubsequences: false)
-        if segments.count == 5, segments[1] == "v1", segments[2] == "projects", !segments[3].isEmpty,
-            segments[4] == "settings"
-        {
-            return "GET, HEAD"
+        for (pattern, method) in methodsByPath where pattern.contains("{") {
+            let parts = pattern.split(separator: "/", omittingEmptySubsequences: false)
+            if parts.count == segments.count,
+                zip(parts, segments).allSatisfy({ $0.hasPrefix("{") ? !$1.isEmpty : $0 == $1 })
+            {
+                return method
+            }
         }
         return nil
     }
