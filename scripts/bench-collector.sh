@@ -5,8 +5,8 @@
 #       NDJSON bodies cycled by Benchmarks/collector-load/post-bodies.lua)   → events/s acknowledged
 #       then paced at 80 % of that rate (wrk's Lua delay())                  → p50 / p99 latency
 #   (c) the FastAPI + uvicorn + psycopg baseline (Benchmarks/collector-baseline) under the same load
-# with the collectors' peak RSS, medians over rounds, ratios serve/ingest (target ≥ 0.6) and
-# serve/baseline (target ≥ 4). A run counts only 2xx answers as events (wrk's non-2xx and socket
+# with the collectors' peak RSS and CPU time per event (theirs and PostgreSQL's), medians over rounds,
+# ratios serve/ingest (target ≥ 0.6) and serve/baseline (target ≥ 4). A run counts only 2xx answers as events (wrk's non-2xx and socket
 # errors are failures, printed), and checks that the rows stored cover every acknowledged event.
 #   scripts/bench-collector.sh --quick                  (600000 events, 2 rounds, 3 s)
 #   scripts/bench-collector.sh [EVENTS] [ROUNDS] [SECONDS]   (defaults 1200000, 5, 5: enough bodies that
@@ -95,10 +95,29 @@ peak_rss() {
     done
     echo $((total / 1024))
 }
+# CPU time in clock ticks: of a process and its children (uvicorn's workers), and of PostgreSQL (the
+# postmaster, the backends it reaped, and those alive). Per event, this is the collectors' cost
+# apart from how fast the host is or how much of it a closed loop of 32 connections keeps busy.
+ticks() { awk '{ print $14 + $15 }' "/proc/$1/stat" 2>/dev/null || echo 0; }
+process_cpu() {
+    local total=0 pid
+    for pid in "$1" $(pgrep -P "$1"); do total=$((total + $(ticks "$pid"))); done
+    echo "$total"
+}
+postgres_cpu() {
+    local postmaster total pid
+    postmaster=$(head -1 "$TALLY_PG_ROOT/data/postmaster.pid")
+    total=$(awk '{ print $14 + $15 + $16 + $17 }' "/proc/$postmaster/stat")
+    for pid in $(pgrep -P "$postmaster"); do total=$((total + $(ticks "$pid"))); done
+    echo "$total"
+}
+hertz=$(getconf CLK_TCK)
 # load DELAY_MS: wrk against $port; sets $rate (events/s acknowledged), $p50 / $p99 (ms), $failed
-# (non-2xx answers and socket errors) and checks the stored rows.
+# (non-2xx answers and socket errors), $collector_us / $postgres_us (CPU µs per acknowledged event)
+# and checks the stored rows.
 load() {
-    local out result requests non2xx errors duration rows acknowledged
+    local out result requests non2xx errors duration rows acknowledged collector_start postgres_start
+    collector_start=$(process_cpu "$collector_pid"); postgres_start=$(postgres_cpu)
     out=$(wrk -t"$threads" -c"$connections" -d"${seconds}s" --timeout 30s -s Benchmarks/collector-load/post-bodies.lua \
         "http://127.0.0.1:$port/v1/events" -- "$work/bodies.bin" "$work/lengths.txt" "$key" "$threads" "$1")
     result=$(grep '^RESULT' <<<"$out")
@@ -110,6 +129,10 @@ load() {
     p99=$(sed 's/.*p99_us=\([0-9]*\).*/\1/' <<<"$result" | awk '{ printf "%.1f", $1 / 1000 }')
     failed=$((non2xx + errors))
     acknowledged=$(((requests - non2xx) * 100))
+    collector_us=$(awk -v t=$(($(process_cpu "$collector_pid") - collector_start)) -v n="$acknowledged" -v hz="$hertz" \
+        'BEGIN { printf "%.2f", n ? t * 1e6 / hz / n : 0 }')
+    postgres_us=$(awk -v t=$(($(postgres_cpu) - postgres_start)) -v n="$acknowledged" -v hz="$hertz" \
+        'BEGIN { printf "%.2f", n ? t * 1e6 / hz / n : 0 }')
     rate=$(awk -v n="$acknowledged" -v us="$duration" 'BEGIN { printf "%.0f", n / (us / 1e6) }')
     rows=$(stored)
     # Every acknowledged event is stored; more rows are the ≤ $connections requests in flight when
@@ -136,6 +159,7 @@ print(f"{best * 1000:.0f}")'; }
 probe_start=$(probe)
 ingest_runs=(); serve_runs=(); baseline_runs=(); serve_ratio=(); baseline_ratio=()
 serve_rss=(); baseline_rss=(); ingest_rss=(); serve_failed=0; baseline_failed=0
+serve_cpu=(); serve_pg=(); baseline_cpu=(); baseline_pg=(); cpu_ratio=()
 for round in $(seq "$rounds"); do
     tally_log "round $round of $rounds"
     reset
@@ -154,14 +178,17 @@ print(resource.getrusage(resource.RUSAGE_CHILDREN).ru_maxrss)' \
     start_collector serve
     load 0
     serve_runs+=("$rate"); serve_failed=$((serve_failed + failed)); serve_rss+=("$(peak_rss "$collector_pid")")
+    serve_cpu+=("$collector_us"); serve_pg+=("$postgres_us")
     stop_collector
-    s="$rate"
+    s="$rate"; s_us=$(echo "$collector_us + $postgres_us" | bc -l)
 
     reset
     start_collector baseline
     load 0
     baseline_runs+=("$rate"); baseline_failed=$((baseline_failed + failed)); baseline_rss+=("$(peak_rss "$collector_pid")")
+    baseline_cpu+=("$collector_us"); baseline_pg+=("$postgres_us")
     stop_collector
+    cpu_ratio+=("$(echo "($collector_us + $postgres_us) / $s_us" | bc -l)")
 
     serve_ratio+=("$(echo "$s / $i" | bc -l)"); baseline_ratio+=("$(echo "$s / $rate" | bc -l)")
 done
@@ -204,6 +231,11 @@ printf '  FastAPI + uvicorn (2 workers) + psycopg       %8.0f events/s   peak RS
 printf '  serve / ingest    %.2f×  (target ≥ 0.6×)\n' "$(median "${serve_ratio[@]}")"
 printf '  serve / baseline  %.2f×  (target ≥ 4×; rounds %s)\n' "$(median "${baseline_ratio[@]}")" \
     "$(printf '%.2f ' "${baseline_ratio[@]}")"
+printf '  CPU per event (collector + PostgreSQL): serve %.2f + %.2f µs, the baseline %.2f + %.2f µs:\n' \
+    "$(median "${serve_cpu[@]}")" "$(median "${serve_pg[@]}")" "$(median "${baseline_cpu[@]}")" "$(median "${baseline_pg[@]}")"
+printf '    the baseline spends %.2f× what serve does (rounds %s; the events/s ratio falls below this where\n' \
+    "$(median "${cpu_ratio[@]}")" "$(printf '%.2f ' "${cpu_ratio[@]}")"
+printf '    serve leaves more of the machine idle)\n'
 printf '  the baseline ran on %s\n' "$("$TALLY_PYTHON" -c 'import platform, sys; print(platform.python_implementation(), platform.python_version(), "from", sys._base_executable)')"
 printf '  host steal during the rounds: %s %% of CPU time; Python probe %s / %s ms before / after (a fixed loop:\n' \
     "$steal" "$probe_start" "$probe_end"

@@ -9,6 +9,8 @@ import TallyCore
 /// counts go to the sink's ``LoadCounts`` as each transaction commits.
 actor PostgresLoader {
     let connection: PostgresConnection
+    /// ``LoadStatements/copyEvents(serverVersion:)`` for this connection's server.
+    private let copyEvents: String
     private let totals: Locked<LoadCounts>
     private let maintainRollups: Bool
     private let maintainUserSets: Bool
@@ -16,12 +18,14 @@ actor PostgresLoader {
 
     private init(
         connection: PostgresConnection,
+        copyEvents: String,
         totals: Locked<LoadCounts>,
         maintainRollups: Bool,
         maintainUserSets: Bool,
         logger: Logger
     ) {
         self.connection = connection
+        self.copyEvents = copyEvents
         self.totals = totals
         self.maintainRollups = maintainRollups
         self.maintainUserSets = maintainUserSets
@@ -57,6 +61,7 @@ actor PostgresLoader {
         try await connection.prepare(LoadStatements.rollupStatementName, LoadStatements.rollupStatement)
         return PostgresLoader(
             connection: connection,
+            copyEvents: LoadStatements.copyEvents(serverVersion: await connection.serverVersion()),
             totals: totals,
             maintainRollups: maintainRollups,
             maintainUserSets: maintainUserSets,
@@ -140,11 +145,8 @@ actor PostgresLoader {
                 : nil
             let arrays = rollups?.arrays
             do {
-                try await connection.transaction { [rows] transaction in
-                    try transaction.copyIn(
-                        "COPY tally.events (\(CopyBinaryEncoder.columns)) FROM STDIN (FORMAT binary)",
-                        data: rows
-                    )
+                try await connection.transaction { [rows, copyEvents] transaction in
+                    try transaction.copyIn(copyEvents, data: rows)
                     if let arrays {
                         try transaction.queryPrepared(LoadStatements.rollupStatementName, binary: arrays)
                     }
