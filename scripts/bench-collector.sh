@@ -98,19 +98,16 @@ peak_rss() {
 # CPU time in clock ticks: of a process and its children (uvicorn's workers), and of PostgreSQL (the
 # postmaster, the backends it reaped, and those alive). Per event, this is the collectors' cost
 # apart from how fast the host is or how much of it a closed loop of 32 connections keeps busy.
-ticks() { awk '{ print $14 + $15 }' "/proc/$1/stat" 2>/dev/null || echo 0; }
+# (The fields after the command's closing parenthesis: the command may hold spaces. utime and
+# stime are then fields 12 and 13, the reaped children's cutime and cstime 14 and 15.)
+ticks() { sed 's/.*) //' "/proc/$1/stat" 2>/dev/null | awk -v all="${2:-0}" '{ print $12 + $13 + (all ? $14 + $15 : 0) }'; }
 process_cpu() {
-    local total=0 pid
-    for pid in "$1" $(pgrep -P "$1"); do total=$((total + $(ticks "$pid"))); done
-    echo "$total"
+    local total pid
+    total=$(ticks "$1" 1)
+    for pid in $(pgrep -P "$1"); do total=$((total + $(ticks "$pid"))); done
+    echo "${total:-0}"
 }
-postgres_cpu() {
-    local postmaster total pid
-    postmaster=$(head -1 "$TALLY_PG_ROOT/data/postmaster.pid")
-    total=$(awk '{ print $14 + $15 + $16 + $17 }' "/proc/$postmaster/stat")
-    for pid in $(pgrep -P "$postmaster"); do total=$((total + $(ticks "$pid"))); done
-    echo "$total"
-}
+postgres_cpu() { process_cpu "$(head -1 "$TALLY_PG_ROOT/data/postmaster.pid")"; }
 hertz=$(getconf CLK_TCK)
 # load DELAY_MS: wrk against $port; sets $rate (events/s acknowledged), $p50 / $p99 (ms), $failed
 # (non-2xx answers and socket errors), $collector_us / $postgres_us (CPU µs per acknowledged event)
@@ -231,11 +228,11 @@ printf '  FastAPI + uvicorn (2 workers) + psycopg       %8.0f events/s   peak RS
 printf '  serve / ingest    %.2f×  (target ≥ 0.6×)\n' "$(median "${serve_ratio[@]}")"
 printf '  serve / baseline  %.2f×  (target ≥ 4×; rounds %s)\n' "$(median "${baseline_ratio[@]}")" \
     "$(printf '%.2f ' "${baseline_ratio[@]}")"
-printf '  CPU per event (collector + PostgreSQL): serve %.2f + %.2f µs, the baseline %.2f + %.2f µs:\n' \
+printf '  CPU per acknowledged event (collector + PostgreSQL): serve %.2f + %.2f µs, the baseline %.2f + %.2f µs\n' \
     "$(median "${serve_cpu[@]}")" "$(median "${serve_pg[@]}")" "$(median "${baseline_cpu[@]}")" "$(median "${baseline_pg[@]}")"
-printf '    the baseline spends %.2f× what serve does (rounds %s; the events/s ratio falls below this where\n' \
+printf '  CPU per acknowledged event, baseline / serve: %.2f×  (rounds %s; the events/s ratio is lower\n' \
     "$(median "${cpu_ratio[@]}")" "$(printf '%.2f ' "${cpu_ratio[@]}")"
-printf '    serve leaves more of the machine idle)\n'
+printf '    when serve leaves cores idle)\n'
 printf '  the baseline ran on %s\n' "$("$TALLY_PYTHON" -c 'import platform, sys; print(platform.python_implementation(), platform.python_version(), "from", sys._base_executable)')"
 printf '  host steal during the rounds: %s %% of CPU time; Python probe %s / %s ms before / after (a fixed loop:\n' \
     "$steal" "$probe_start" "$probe_end"

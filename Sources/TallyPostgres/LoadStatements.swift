@@ -2,18 +2,22 @@
 enum LoadStatements {
     /// The `COPY` of a batch straight into `tally.events`.
     ///
-    /// Before PostgreSQL 17 it inserts row by row (a volatile `WHERE` turns off `COPY`'s
-    /// multi-insert buffer): that buffer makes a tuple slot per buffered row, each pinning the
-    /// table's descriptor in the transaction's resource owner, whose bookkeeping of the same pointer
-    /// n times costs n² (a binary `COPY` counts no bytes, so the buffer fills to 1,000 rows). Under
-    /// the collector's ~600-row rounds that was ~12 % of PostgreSQL's CPU (perf); row by row,
-    /// PostgreSQL spends 4.16–4.21 CPU-µs per event against 4.30–4.41 (bench-collector.sh, version
-    /// 15), and `tally ingest`'s larger batches lose nothing. PostgreSQL 17's resource owners find a
-    /// pin in constant time, so the buffer is kept there.
-    static func copyEvents(serverVersion: Int) -> String {
+    /// On PostgreSQL 12 to 16 it inserts row by row: a volatile `WHERE` (always true) turns off
+    /// `COPY`'s multi-insert buffer, whose slot per buffered row pins the table's descriptor in the
+    /// resource owner, and those versions' resource owners add and forget n pins of one pointer in
+    /// n² steps (docs/collector.md has the profile and figures, measured on 15). Kept otherwise:
+    /// before 12 `COPY` takes no `WHERE`, Citus refuses one, and 17 rewrote the resource owner
+    /// (not measured here).
+    static func copyEvents(serverVersion: Int, citus: Bool) -> String {
         let copy = "COPY tally.events (\(CopyBinaryEncoder.columns)) FROM STDIN (FORMAT binary)"
-        return serverVersion < 170_000 ? copy + " WHERE random() >= 0" : copy
+        let rowByRow = (120_000..<170_000).contains(serverVersion) && !citus
+        return rowByRow ? copy + " WHERE random() >= 0" : copy
     }
+
+    /// The server's version number and whether Citus is installed, for ``copyEvents(serverVersion:citus:)``.
+    static let serverTraits = """
+        SELECT current_setting('server_version_num'), EXISTS (SELECT FROM pg_extension WHERE extname = 'citus')
+        """
 
     static let rollupStatementName = "tally_rollups"
 

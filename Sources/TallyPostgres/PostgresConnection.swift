@@ -96,13 +96,6 @@ public final class PostgresConnection: @unchecked Sendable {
         _ = try? await run(cancellable: false) { connection in try connection.execute("ROLLBACK", nil) }
     }
 
-    /// The server's version as a number (`150018` for 15.18; 0 when not connected).
-    package func serverVersion() async -> Int {
-        (try? await run(cancellable: false) { connection in
-            connection.connection.map { Int(PQserverVersion($0)) } ?? 0
-        }) ?? 0
-    }
-
     /// The value of connection option `keyword` in use (`connect_timeout`, `keepalives`, …).
     package func option(_ keyword: String) async -> String? {
         try? await run(cancellable: false) { connection -> String? in

@@ -59,9 +59,13 @@ actor PostgresLoader {
             """
         )
         try await connection.prepare(LoadStatements.rollupStatementName, LoadStatements.rollupStatement)
+        let traits = try await connection.query(LoadStatements.serverTraits).first
         return PostgresLoader(
             connection: connection,
-            copyEvents: LoadStatements.copyEvents(serverVersion: await connection.serverVersion()),
+            copyEvents: LoadStatements.copyEvents(
+                serverVersion: traits?.first.flatMap { $0 }.flatMap { Int($0) } ?? 0,
+                citus: traits?.last.flatMap { $0 } == "t"
+            ),
             totals: totals,
             maintainRollups: maintainRollups,
             maintainUserSets: maintainUserSets,
