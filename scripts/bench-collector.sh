@@ -5,15 +5,16 @@
 #       NDJSON bodies cycled by Benchmarks/collector-load/post-bodies.lua)   → events/s acknowledged
 #       then paced at 80 % of that rate (wrk's Lua delay())                  → p50 / p99 latency
 #   (c) the FastAPI + uvicorn + psycopg baseline (Benchmarks/collector-baseline) under the same load
-# with the collectors' peak RSS and CPU time per event (theirs and PostgreSQL's), medians over rounds,
-# ratios serve/ingest (target ≥ 0.6) and serve/baseline (target ≥ 4). A run counts only 2xx answers as events (wrk's non-2xx and socket
-# errors are failures, printed), and checks that the rows stored cover every acknowledged event.
-#   scripts/bench-collector.sh --quick                  (600000 events, 2 rounds, 3 s)
+# with the collectors' peak RSS and CPU time per event (theirs and PostgreSQL's), medians over
+# rounds, ratios serve/ingest (target ≥ 0.6) and serve/baseline (target ≥ 4). A run counts only 2xx
+# answers as events (wrk's non-2xx and socket errors are failures, printed), and checks that the
+# rows stored cover every acknowledged event.
+#   scripts/bench-collector.sh --quick                  (900000 events, 2 rounds, 3 s: up to ~300k events/s)
 #   scripts/bench-collector.sh [EVENTS] [ROUNDS] [SECONDS]   (defaults 1200000, 5, 5: enough bodies that
-#   wrk never wraps around to events already sent, up to ~200k events/s)
+#   wrk never wraps around to events already sent, up to ~240k events/s)
 set -euo pipefail
 cd "$(dirname "$0")/.."
-if [ "${1:-}" = "--quick" ]; then set -- 600000 2 3; fi  # what scripts/bench.sh --quick runs
+if [ "${1:-}" = "--quick" ]; then set -- 900000 2 3; fi  # what scripts/bench.sh --quick runs
 for arg in "$@"; do
     case "$arg" in
         '' | *[!0-9]*)
@@ -84,28 +85,28 @@ start_collector() {
     echo "error: the $1 collector did not start" >&2
     return 1
 }
-# Peak resident set of the collector: the sum of VmHWM over its process and its children (uvicorn's
-# workers), in MiB.
+# A process and its children (uvicorn's workers, PostgreSQL's backends).
+family() { echo "$1" $(pgrep -P "$1"); }
+# Peak resident set of the collector: the sum of VmHWM over its process and its children, in MiB.
 peak_rss() {
-    local pids total=0 pid kib
-    pids="$1 $(pgrep -P "$1" | tr '\n' ' ')"
-    for pid in $pids; do
+    local total=0 pid kib
+    for pid in $(family "$1"); do
         kib=$(awk '/^VmHWM:/ { print $2 }' "/proc/$pid/status" 2>/dev/null || echo 0)
         total=$((total + ${kib:-0}))
     done
     echo $((total / 1024))
 }
-# CPU time in clock ticks: of a process and its children (uvicorn's workers), and of PostgreSQL (the
-# postmaster, the backends it reaped, and those alive). Per event, this is the collectors' cost
+# CPU time in clock ticks: of a process, the children it reaped and those alive, and so of
+# PostgreSQL (the postmaster and its backends). Per event, this is the collectors' cost
 # apart from how fast the host is or how much of it a closed loop of 32 connections keeps busy.
-# (The fields after the command's closing parenthesis: the command may hold spaces. utime and
-# stime are then fields 12 and 13, the reaped children's cutime and cstime 14 and 15.)
-ticks() { sed 's/.*) //' "/proc/$1/stat" 2>/dev/null | awk -v all="${2:-0}" '{ print $12 + $13 + (all ? $14 + $15 : 0) }'; }
+# (The fields after the command's closing parenthesis, as the command may hold spaces: utime and
+# stime are then fields 12 and 13, the reaped children's cutime and cstime 14 and 15. A process
+# gone meanwhile counts 0; its parent's cutime has it.)
+ticks() { { sed 's/.*) //' "/proc/$1/stat" 2>/dev/null || true; } | awk '{ t = $12 + $13 + $14 + $15 } END { print t + 0 }'; }
 process_cpu() {
-    local total pid
-    total=$(ticks "$1" 1)
-    for pid in $(pgrep -P "$1"); do total=$((total + $(ticks "$pid"))); done
-    echo "${total:-0}"
+    local total=0 pid
+    for pid in $(family "$1"); do total=$((total + $(ticks "$pid"))); done
+    echo "$total"
 }
 postgres_cpu() { process_cpu "$(head -1 "$TALLY_PG_ROOT/data/postmaster.pid")"; }
 hertz=$(getconf CLK_TCK)

@@ -19,6 +19,6 @@ case " $* " in
     *" --only "*) ;;
     *" --quick "*)
         echo; TALLY_BENCH_ROUNDS=3 TALLY_BENCH_PAIRS=5 scripts/bench-postgres.sh 50000 200000
-        echo; scripts/bench-collector.sh 600000 2 3 ;;
+        echo; scripts/bench-collector.sh --quick ;;
     *) echo; scripts/bench-postgres.sh; echo; scripts/bench-collector.sh ;;
 esac

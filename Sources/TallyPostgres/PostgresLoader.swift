@@ -9,7 +9,7 @@ import TallyCore
 /// counts go to the sink's ``LoadCounts`` as each transaction commits.
 actor PostgresLoader {
     let connection: PostgresConnection
-    /// ``LoadStatements/copyEvents(serverVersion:)`` for this connection's server.
+    /// ``LoadStatements/copyEvents(serverVersion:citus:)`` for this connection's server.
     private let copyEvents: String
     private let totals: Locked<LoadCounts>
     private let maintainRollups: Bool
