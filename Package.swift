@@ -106,8 +106,12 @@ let package = Package(
         .target(
             name: "TallyPostgres",
             dependencies: ["CLibPQ", "TallyCore", "TallyPipeline", .product(name: "Logging", package: "swift-log")],
-            swiftSettings: strict
+            swiftSettings: strict,
+            plugins: [.plugin(name: "TallyMigrationsPlugin")]
         ),
+        // sql/ compiled into TallyPostgres: the binary carries the migrations it expects.
+        .executableTarget(name: "tally-embed-sql", swiftSettings: strict),
+        .plugin(name: "TallyMigrationsPlugin", capability: .buildTool(), dependencies: ["tally-embed-sql"]),
 
         // `tally ingest`: NDJSON files through validation into the pipeline.
         .target(

@@ -2,6 +2,8 @@ import Foundation
 
 /// Applies the numbered SQL files of `sql/` in order, recording each version and checksum in
 /// `tally.schema_migrations`; refuses to go on if an applied file was edited since.
+///
+/// The files are built into the binary (``init()``); ``init(directory:)`` applies a directory instead.
 public struct Migrator: Sendable {
     /// One migration file.
     package struct Migration: Sendable, Hashable {
@@ -15,41 +17,54 @@ public struct Migrator: Sendable {
         package var checksum: String
     }
 
-    /// The migrations directory.
-    public let directory: String
+    /// The migrations directory, or nil for the migrations built into the binary.
+    public let directory: String?
 
-    /// Migrations from `directory`.
+    /// Migrations from `directory`: a copy of `sql/` to apply instead of the built-in ones.
     public init(directory: String) {
         self.directory = directory
     }
 
-    /// Where the migrations are: `$TALLY_SQL_DIR`, `<executable>/../share/tally/sql`, else `./sql`.
-    public static var defaultDirectory: String {
-        if let path = ProcessInfo.processInfo.environment["TALLY_SQL_DIR"], !path.isEmpty { return path }
-        let executable = URL(fileURLWithPath: CommandLine.arguments[0]).resolvingSymlinksInPath()
-        let installed = executable.deletingLastPathComponent().deletingLastPathComponent()
-            .appendingPathComponent("share/tally/sql").path
-        return FileManager.default.fileExists(atPath: installed) ? installed : "sql"
+    /// The migrations built into this binary (the package's `sql/` directory at build time), so
+    /// applying them needs no files beside the binary, from any working directory.
+    public init() {
+        directory = nil
     }
+
+    /// `$TALLY_SQL_DIR` when set, else the built-in migrations.
+    public static var standard: Migrator {
+        if let path = ProcessInfo.processInfo.environment["TALLY_SQL_DIR"], !path.isEmpty {
+            return Migrator(directory: path)
+        }
+        return Migrator()
+    }
+
+    /// Where the migrations come from, for messages: the directory, or `built-in`.
+    public var origin: String { directory ?? "built-in" }
 
     /// The migration files, in version order.
     package func migrations() throws -> [Migration] {
-        let names: [String]
-        do {
-            names = try FileManager.default.contentsOfDirectory(atPath: directory).filter { $0.hasSuffix(".sql") }
-                .sorted()
-        } catch {
-            throw PostgresError(.migration, message: "cannot read the migrations directory \(directory)")
+        let files: [(name: String, sql: String?)]
+        if let directory {
+            let names: [String]
+            do {
+                names = try FileManager.default.contentsOfDirectory(atPath: directory).filter { $0.hasSuffix(".sql") }
+                    .sorted()
+            } catch {
+                throw PostgresError(.migration, message: "cannot read the migrations directory \(directory)")
+            }
+            files = names.map { ($0, try? String(contentsOfFile: directory + "/" + $0, encoding: .utf8)) }
+        } else {
+            // Only the top level: subdirectories hold other stores' migrations.
+            files = Self.embeddedFiles.filter { !$0.path.contains("/") }.map { ($0.path, $0.sql) }
         }
-        guard !names.isEmpty else { throw PostgresError(.migration, message: "no *.sql migrations in \(directory)") }
-        return try names.map { name in
+        guard !files.isEmpty else { throw PostgresError(.migration, message: "no *.sql migrations in \(origin)") }
+        return try files.map { name, sql in
             let version = String(name.prefix { $0.isNumber })
             guard !version.isEmpty else {
                 throw PostgresError(.migration, message: "\(name): migration files start with a number (0001_…)")
             }
-            guard let sql = try? String(contentsOfFile: directory + "/" + name, encoding: .utf8) else {
-                throw PostgresError(.migration, message: "\(name) cannot be read")
-            }
+            guard let sql else { throw PostgresError(.migration, message: "\(name) cannot be read") }
             return Migration(version: version, file: name, sql: sql, checksum: Self.checksum(sql))
         }
     }

@@ -7,9 +7,11 @@ struct MigrateCommand: AsyncParsableCommand {
         commandName: "migrate",
         abstract: "Create or update tally's tables in PostgreSQL.",
         discussion: """
-            Applies the numbered files of the migrations directory (sql/) that are not applied yet, each in a \
-            transaction, recording version and checksum in tally.schema_migrations. Refuses to continue if an \
-            applied file was edited. Safe to run again and from several hosts at once.
+            Applies the numbered migrations that are not applied yet, each in a transaction, recording version \
+            and checksum in tally.schema_migrations. The migrations are built into this binary (the schema it \
+            writes), so it runs from any directory; --migrations DIR or $TALLY_SQL_DIR applies a directory of \
+            them instead. Refuses to continue if an applied file was edited. Safe to run again and from several \
+            hosts at once.
 
             Exit codes: 0 done; 65 a migration file is missing, malformed or was edited after it was applied; \
             69 the database could not be reached or refused the connection; 74 the server refused a statement.
@@ -22,13 +24,16 @@ struct MigrateCommand: AsyncParsableCommand {
 
     @OptionGroup var database: DatabaseOption
 
-    @Option(name: .long, help: "The migrations directory (default: $TALLY_SQL_DIR, else ./sql).")
-    var migrations: String = Migrator.defaultDirectory
+    @Option(
+        name: .long,
+        help: "A directory of migrations to apply instead of the built-in ones (default: $TALLY_SQL_DIR if set)."
+    )
+    var migrations: String?
 
     func run() async throws {
         do {
             let connection = try await PostgresConnection.connect(database.conninfo)
-            let outcome = try await Migrator(directory: migrations).migrate(connection)
+            let outcome = try await (migrations.map(Migrator.init(directory:)) ?? .standard).migrate(connection)
             await connection.close()
             if outcome.applied.isEmpty {
                 Terminal.print("up to date: \(outcome.alreadyApplied.count) migration(s) already applied")

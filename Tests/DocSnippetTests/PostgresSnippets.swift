@@ -13,12 +13,12 @@ import Testing
 // MARK: - Create the tables
 
 /// Creates or updates tally's tables as the database owner; the login the sink uses (a member of
-/// `tally_writer`) may not create tables. `migrations` is the `sql/` directory of the tally
-/// release the server depends on (`Migrator.defaultDirectory` finds an installed one).
-func migrate(ownerURL: String, migrations: String) async throws -> Migrator.Outcome {
+/// `tally_writer`) may not create tables. The migrations are the ones built into TallyPostgres,
+/// the schema this release writes.
+func migrate(ownerURL: String) async throws -> Migrator.Outcome {
     let connection = try await PostgresConnection.connect(ownerURL)
     do {
-        let outcome = try await Migrator(directory: migrations).migrate(connection)
+        let outcome = try await Migrator().migrate(connection)
         await connection.close()
         return outcome
     } catch {
@@ -59,9 +59,9 @@ struct PostgresSnippetTests {
     @Test("migrate, then the pipeline loads into PostgreSQL; a re-sent batch stores nothing twice")
     func pipelineIntoPostgres() async throws {
         let database = try await TestDatabase.create()
-        let outcome = try await migrate(ownerURL: database.url, migrations: TestDatabase.repository + "/sql")
+        let outcome = try await migrate(ownerURL: database.url)
         #expect(!outcome.applied.isEmpty && outcome.alreadyApplied.isEmpty)
-        let again = try await migrate(ownerURL: database.url, migrations: TestDatabase.repository + "/sql")
+        let again = try await migrate(ownerURL: database.url)
         #expect(again.applied.isEmpty && again.alreadyApplied == outcome.applied)
 
         let deadLetters = NSTemporaryDirectory() + "tally-docs-" + UUID().uuidString

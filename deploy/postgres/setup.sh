@@ -106,7 +106,7 @@ admin_psql "$database" -XAtq -v ON_ERROR_STOP=1 -v db="$database" -v owner="$own
     -v reader="$reader" -f "$here/database.sql" >/dev/null
 
 echo "schema: tally migrate as $owner"
-TALLY_SQL_DIR="${TALLY_SQL_DIR:-$here/../../sql}" "$tally" migrate --database-url "$(url_for "$owner" "${password[owner]}" "$database")"
+"$tally" migrate --database-url "$(url_for "$owner" "${password[owner]}" "$database")"
 admin_psql "$database" -XAtq -v ON_ERROR_STOP=1 -v writer="$writer" -v reader="$reader" >/dev/null <<'SQL'
 SELECT format('GRANT tally_writer TO %I', :'writer') \gexec
 SELECT format('GRANT tally_reader TO %I', :'reader') \gexec

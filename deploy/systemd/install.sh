@@ -14,9 +14,8 @@ tally="$here/../../.build/release/tally"
 id tally >/dev/null 2>&1 || useradd --system --home-dir /var/lib/tally --shell /usr/sbin/nologin tally
 install -d -o tally -g tally -m 0750 /var/lib/tally /var/spool/tally
 install -d -o tally -g tally -m 0770 /var/spool/tally/incoming
-install -d -m 0755 /etc/tally /usr/local/lib/tally /usr/local/share/tally/sql
+install -d -m 0755 /etc/tally /usr/local/lib/tally
 install -m 0755 "$tally" /usr/local/bin/tally
-install -m 0644 "$here"/../../sql/*.sql /usr/local/share/tally/sql/
 install -m 0755 "$here/tally-spool-ingest" /usr/local/lib/tally/tally-spool-ingest
 [ -e /etc/tally/tally.env ] || install -o tally -g tally -m 0600 "$here/tally.env.example" /etc/tally/tally.env
 chown tally:tally /etc/tally/tally.env && chmod 0600 /etc/tally/tally.env
