@@ -1,99 +1,105 @@
 import ArgumentParser
+import Foundation
 import TallyPostgres
+import TallyReports
+import TallyStatus
 
 /// `tally doctor`.
 struct DoctorCommand: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "doctor",
-        abstract: "Check the PostgreSQL store: connection, migrations, roles, partitions; with advice.",
+        abstract: "Check a store (PostgreSQL or the file store) for what needs an operator; with advice.",
         discussion: """
-            Exits 0 when every check passes, 1 otherwise (each failed check says what to do), 69 when the \
-            database cannot be reached or refuses the connection.
+            PostgreSQL: the connection, the migrations (the ones built into this binary, or --migrations DIR), \
+            the roles, the partitions, and the events it refused (tally.failed_events). The file store: the \
+            directory and its permissions, free disk space, the day files (torn last lines, days in the future, \
+            files it does not read), dead letters and rejects.
+
+            A check fails only when the store cannot take or serve events as it should (no connection, \
+            migrations missing or edited, roles missing, no store, a read-only directory, a full disk); refused \
+            events, torn lines and low disk space are warnings, with counts and the newest reason. Which store: \
+            as `tally summary` chooses (--store, --data-dir, --database-url, DATABASE_URL, else ./tally-data).
+
+            Exit codes: 0 no check failed (warnings allowed, unless --strict); 1 a check failed (or, with \
+            --strict, warned); 64 usage error; 69 the database could not be reached or refused the connection.
 
             Examples:
               tally doctor --database-url postgresql://tally_owner@db.internal/analytics
+              tally doctor --data-dir /var/lib/tally --format json     # for monitoring
+              tally doctor --strict                                     # warnings fail too
             """
     )
 
+    @Option(name: .long, help: "The store to check: file or postgres (default: as `tally summary` chooses).")
+    var store: SummaryStore.Kind?
+
+    @OptionGroup var dataDirectory: DataDirectoryOption
+
     @OptionGroup var database: DatabaseOption
 
-    @Option(name: .long, help: "The migrations directory (default: $TALLY_SQL_DIR, else ./sql).")
-    var migrations: String = Migrator.defaultDirectory
+    @Option(
+        name: .long,
+        help: "A directory of migrations to compare with instead of the built-in ones (default: $TALLY_SQL_DIR if set)."
+    )
+    var migrations: String?
+
+    @Option(name: .long, help: "text, or json for monitoring.")
+    var format: DoctorFormat = .text
+
+    @Flag(name: .long, help: "Exit 1 on warnings too.")
+    var strict = false
+
+    func validate() throws {
+        _ = try SummaryStore.chosen(store, dataDirectory: dataDirectory, database: database)
+    }
 
     func run() async throws {
-        var problems = 0
-        func report(_ ok: Bool, _ check: String, advice: String = "") {
-            Terminal.print((ok ? "ok    " : "FAIL  ") + check + (ok || advice.isEmpty ? "" : "\n      → " + advice))
-            if !ok { problems += 1 }
-        }
-        let connection: PostgresConnection
-        do {
-            connection = try await PostgresConnection.connect(database.conninfo)
-        } catch let error as PostgresError {
-            report(
-                false,
-                "connect: \(error.message)",
-                advice: "check --database-url / DATABASE_URL / PG* variables, the server, pg_hba.conf and sslmode"
-            )
-            // The same code as every other command for a database that is down or refuses us.
-            throw error.isConnectionProblem ? ExitCode.unavailable : ExitCode.ioError
-        }
-        let version = try await connection.query("SHOW server_version")
-        report(true, "connected: PostgreSQL \(version.first?.first.flatMap { $0 } ?? "?")")
-
-        let migrator = Migrator(directory: migrations)
-        do {
-            let files = try migrator.migrations()
-            let applied = try await migrator.appliedChecksums(connection)
-            let missing = files.filter { applied[$0.version] == nil }.map(\.file)
-            let edited = files.filter { file in applied[file.version].map { $0 != file.checksum } ?? false }.map(\.file)
-            report(
-                missing.isEmpty,
-                "migrations: \(files.count - missing.count) of \(files.count) applied",
-                advice: "run `tally migrate` (missing: \(missing.joined(separator: ", ")))"
-            )
-            if !edited.isEmpty {
-                report(
-                    false,
-                    "migrations edited after they were applied: \(edited.joined(separator: ", "))",
-                    advice: "restore the files and add a new migration instead"
+        var chosen = try SummaryStore.chosen(store, dataDirectory: dataDirectory, database: database)
+        var report: DoctorReport
+        switch chosen.kind {
+        case .file:
+            report = DoctorReport(store: chosen.headline, checks: FileStoreDoctor(directory: chosen.directory).checks())
+        case .postgres:
+            let connection: PostgresConnection
+            do {
+                connection = try await PostgresConnection.connect(chosen.conninfo)
+            } catch let error as PostgresError {
+                report = DoctorReport(store: chosen.headline)
+                report.checks.append(
+                    DoctorCheck(
+                        "connect",
+                        .failure,
+                        error.message,
+                        advice:
+                            "check --database-url / DATABASE_URL / PG* variables, the server, pg_hba.conf and sslmode"
+                    )
                 )
+                emit(report)
+                // The same code as every other command for a database that is down or refuses us.
+                throw error.isConnectionProblem ? ExitCode.unavailable : ExitCode.ioError
             }
-        } catch let error as PostgresError {
-            report(false, "migrations: \(error.message)", advice: "pass --migrations DIR or set TALLY_SQL_DIR")
+            do {
+                chosen.location = try await SummaryStore.describe(connection)
+                let migrator = migrations.map(Migrator.init(directory:)) ?? .standard
+                let checks = try await PostgresDoctor(migrator: migrator).checks(connection)
+                report = DoctorReport(store: chosen.headline, checks: checks)
+                await connection.close()
+            } catch let error as PostgresError {
+                await connection.close()
+                throw CommandFailure(database: error, doing: "cannot check the database")
+            }
         }
-        let roles = try await connection.query(
-            "SELECT rolname FROM pg_roles WHERE rolname IN ('tally_writer', 'tally_reader') ORDER BY 1"
-        )
-        report(
-            roles.count == 2,
-            "roles: \(roles.compactMap { $0.first ?? nil }.joined(separator: ", "))",
-            advice: "run `tally migrate` as a role that may create roles"
-        )
-        let partitions = try await connection.query(
-            """
-            SELECT count(*), coalesce(max(c.relname), '') FROM pg_inherits i JOIN pg_class c ON c.oid = i.inhrelid
-            WHERE i.inhparent = to_regclass('tally.events')
-            """
-        )
-        let partitionCount = Int(partitions.first?.first.flatMap { $0 } ?? "0") ?? 0
-        let latest = partitions.first?[1].flatMap { $0.isEmpty ? nil : $0 }
-        report(
-            true,
-            "partitions of tally.events: \(partitionCount) (monthly, created on demand"
-                + (latest.map { "; latest \($0))" } ?? "; none yet: the first ingest creates them)")
-        )
-        let hasFailedEvents = try await connection.query("SELECT to_regclass('tally.failed_events') IS NOT NULL")
-        if hasFailedEvents.first?.first == "t" {
-            let failed = try await connection.query("SELECT count(*) FROM tally.failed_events")
-            let failedCount = Int(failed.first?.first.flatMap { $0 } ?? "0") ?? 0
-            report(
-                failedCount == 0,
-                "failed events: \(failedCount)",
-                advice: "inspect tally.failed_events (reason, detail, event) and re-ingest the fixed lines"
-            )
-        }
-        await connection.close()
-        if problems > 0 { throw ExitCode.findings }
+        emit(report)
+        if report.status == .failure || (strict && report.status == .warning) { throw ExitCode.findings }
     }
+
+    private func emit(_ report: DoctorReport) {
+        FileHandle.standardOutput.write(Data((format == .json ? report.renderJSON() : report.renderText()).utf8))
+    }
+}
+
+/// `tally doctor --format`.
+enum DoctorFormat: String, ExpressibleByArgument, CaseIterable {
+    case text
+    case json
 }

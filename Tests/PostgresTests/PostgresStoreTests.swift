@@ -314,4 +314,67 @@ struct DoctorTests {
         #expect(unreachable.status == 69, "a database that is down is 69 in every command")
         #expect(unreachable.stdout.contains("FAIL  connect"))
     }
+
+    @Test("an installed binary migrates and checks from any directory: the migrations are built in")
+    func installedBinaryCarriesItsMigrations() async throws {
+        let database = try await TestDatabase.create()
+        let prefix = NSTemporaryDirectory() + "tally-install-" + UUID().uuidString
+        defer { try? FileManager.default.removeItem(atPath: prefix) }
+        try FileManager.default.createDirectory(atPath: prefix + "/bin", withIntermediateDirectories: true)
+        try FileManager.default.copyItem(
+            atPath: ChildProcess.binaryDirectory.appendingPathComponent("tally").path,
+            toPath: prefix + "/bin/tally"
+        )
+        func run(_ arguments: [String]) throws -> (status: Int32, stdout: String, stderr: String) {
+            try ChildProcess(
+                prefix + "/bin/tally",
+                arguments: arguments,
+                environment: ["TALLY_SQL_DIR": ""],
+                directory: prefix
+            ).wait(timeout: .seconds(120))
+        }
+        let migrate = try run(["migrate", "--database-url", database.url])
+        #expect(migrate.status == 0, "\(migrate.stderr)")
+        let files = try FileManager.default.contentsOfDirectory(atPath: TestDatabase.repository + "/sql")
+            .filter { $0.hasSuffix(".sql") }
+        #expect(migrate.stdout.contains("applied 0001"), "\(migrate.stdout)")
+        let doctor = try run(["doctor", "--database-url", database.url])
+        #expect(doctor.status == 0, "\(doctor.stdout)")
+        #expect(doctor.stdout.contains("ok    migrations: \(files.count) of \(files.count) applied"))
+        // The files the repository holds are the ones built in: a directory copy checks the same.
+        let same = try run(["doctor", "--database-url", database.url, "--migrations", TestDatabase.repository + "/sql"])
+        #expect(same.status == 0, "\(same.stdout)")
+    }
+
+    @Test("refused events warn with counts and the newest reason; only --strict fails on them")
+    func failedEventsWarn() async throws {
+        let database = try await TestDatabase.create()
+        #expect(try TestDatabase.tally(["migrate", "--database-url", database.url]).status == 0)
+        let admin = try await PostgresConnection.connect(database.url)
+        for index in 0..<4 {
+            try await admin.query(
+                "INSERT INTO tally.failed_events (reason, detail, event) VALUES ($1, $2, '{}')",
+                [index == 3 ? "unknown_property" : "unknown_event", "line \(index + 1)"]
+            )
+        }
+        try await admin.query(
+            "INSERT INTO tally.failed_events (failed_at, reason, event) VALUES (now() - interval '3 days', 'old', '{}')"
+        )
+        await admin.close()
+        let doctor = try TestDatabase.tally(["doctor", "--database-url", database.url])
+        #expect(doctor.status == 0, "refused events are no reason to page anyone: \(doctor.stdout)")
+        #expect(doctor.stdout.contains("warn  failed events: 4 in the last 24 h, 5 in all"), "\(doctor.stdout)")
+        #expect(doctor.stdout.contains("unknown_property (line 4)"), "\(doctor.stdout)")
+        #expect(doctor.stdout.contains("0 failed, 1 warning"), "\(doctor.stdout)")
+        let strict = try TestDatabase.tally(["doctor", "--database-url", database.url, "--strict"])
+        #expect(strict.status == 1)
+        let json = try TestDatabase.tally(["doctor", "--database-url", database.url, "--format", "json"])
+        let report = try JSONParser.parse(json.stdout)
+        #expect(report["status"]?.stringValue == "warn")
+        guard case .array(let checks)? = report["checks"] else {
+            Issue.record("no checks in \(json.stdout)")
+            return
+        }
+        #expect(checks.contains { $0["name"]?.stringValue == "failed events" })
+    }
 }

@@ -102,7 +102,7 @@ struct SummaryCommand: AsyncParsableCommand {
         case .postgres:
             do {
                 let connection = try await PostgresConnection.connect(store.conninfo)
-                store.location = try await Self.describe(connection)
+                store.location = try await SummaryStore.describe(connection)
                 summary = try await PostgresSummarizer(connection: connection).summarize(query, exact: exact)
                 await connection.close()
             } catch let error as PostgresError {
@@ -125,18 +125,6 @@ struct SummaryCommand: AsyncParsableCommand {
         // CSV has no room for the store line: say it on stderr when another store was configured too.
         if format == .csv, store.note != nil { Terminal.error("read " + store.headline) }
         FileHandle.standardOutput.write(Data(format.render(summary, query: query, store: store).utf8))
-    }
-
-    /// The database as the server names it: never the URL, which may hold a password.
-    private static func describe(_ connection: PostgresConnection) async throws -> String {
-        let rows = try await connection.query(
-            "SELECT current_database(), host(inet_server_addr()), current_setting('port')"
-        )
-        let row = rows.first ?? []
-        let name = row.first.flatMap { $0 } ?? "?"
-        let port = row.count > 2 ? row[2] ?? "" : ""
-        if row.count > 1, let host = row[1] { return "database \(name) on \(host):\(port)" }
-        return "database \(name) (local socket, port \(port))"
     }
 }
 
