@@ -106,4 +106,19 @@ struct RegistryTests {
             #expect(error.problems.map(\.code) == [.nameCollision])
         }
     }
+
+    @Test("a required property whose schema has a problem is reported once, at its own path")
+    func requiredPropertyWithABadPattern() throws {
+        let properties = #"{"type":"object","properties":{"s":{"type":"string","pattern":"(["}},"required":["s"]}"#
+        let directory = try Fixtures.registry([
+            "shop.json": Self.plan(events: Self.event("cart_viewed", properties: properties))
+        ])
+        defer { try? FileManager.default.removeItem(atPath: directory) }
+        do {
+            _ = try SchemaRegistry.load(directory: directory)
+            Issue.record("expected the bad pattern")
+        } catch {
+            #expect(error.problems.map(\.code) == [.invalidPattern], "\(error)")
+        }
+    }
 }

@@ -233,7 +233,10 @@ public struct TrackingPlanParser: Sendable {
             }
             keys[key] = name
         }
-        for name in schema.required where schema.property(name) == nil {
+        // Declared as written: a property whose own schema has a problem (reported at its path)
+        // is still declared.
+        let declared = Set(schema.source["properties"]?.objectMembers?.map(\.key) ?? [])
+        for name in schema.required where !declared.contains(name) {
             problems.append(
                 SchemaError(.invalidKeyword, file: file, path: path + ".required", message: "\(name) is not declared")
             )
