@@ -36,6 +36,10 @@ struct TallyCommand: AsyncParsableCommand {
     /// mapped the way every command maps it.
     static func main() async {
         ProcessMemory.limitMallocArenas()
+        if let name = HelpTopic.unknownName(in: Array(CommandLine.arguments.dropFirst()), root: Self.self) {
+            Terminal.error("unknown command '\(name)': `tally --help` lists the commands")
+            exit(withError: ExitCode.usage)
+        }
         do {
             var command = try parseAsRoot(nil)
             if command is ServeCommand {

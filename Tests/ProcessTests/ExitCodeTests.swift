@@ -80,6 +80,9 @@ struct ExitCodeTests {
             (["ingest", directory + "/nope.ndjson"], "does not exist"),
             (["ingest", directory], "is a directory"),
             (["ingest", "--max-line-bytes", "1000", "--max-event-bytes", "2000"], "is below --max-event-bytes"),
+            // swift-argument-parser printed the root help with exit 0 for any name after `help`.
+            (["help", "nonexistent"], "unknown command 'nonexistent'"),
+            (["help", "schema", "nonexistent"], "unknown command 'nonexistent'"),
         ]
         for (arguments, message) in cases {
             let result = try CLI.run(arguments)
@@ -251,5 +254,14 @@ struct ExitCodeTests {
             checked += 1
         }
         #expect(checked > 10)
+    }
+
+    @Test("help names real commands: the root's and a subcommand's help, exit 0")
+    func helpTopics() throws {
+        for topic in [["help"], ["help", "ingest"], ["help", "schema", "lint"], ["help", "keys"]] {
+            let result = try CLI.run(topic)
+            #expect(result.status == 0, "\(topic): \(result.stderr)")
+            #expect(result.stdout.contains("USAGE: tally"), "\(topic)")
+        }
     }
 }
