@@ -112,6 +112,7 @@ struct IngestCommandTests {
             "ingest", input, "--data-dir", directory + "/data2", "--max-rejects", "0", "--quiet",
         ])
         #expect(strict.status == 65)
+        #expect(strict.stderr.contains(": 1 line rejected, more than --max-rejects 0"), "\(strict.stderr)")
 
         let empty = directory + "/empty.ndjson"
         _ = FileManager.default.createFile(atPath: empty, contents: Data())

@@ -1,6 +1,7 @@
 import ArgumentParser
 import TallyIngest
 import TallyPipeline
+import TallyReports
 
 /// How an ingest that ran to its end exits, and the advice it prints: each case says what was
 /// stored and what running the command again would do.
@@ -16,7 +17,7 @@ struct IngestOutcome {
             let kept = statistics.deadLettered
             throw CommandFailure(
                 .ioError,
-                "\(report.notStored) events could not be stored; reading stopped. "
+                "\(Plural.count(Int(report.notStored), "event")) could not be stored; reading stopped. "
                     + (kept > 0 ? "\(kept) are kept in \(dataDirectory)/dead-letter. " : "")
                     + (statistics.lost > 0
                         ? "\(statistics.lost) could not be dead-lettered either (see the errors above). " : "")
@@ -26,9 +27,12 @@ struct IngestOutcome {
         if report.rejectLimitReached, let maxRejects, let last = report.stoppedAt {
             throw CommandFailure(
                 .dataError,
-                "stopped at \(last.source):\(last.line): \(report.rejectedCount) lines rejected, more than "
-                    + "--max-rejects \(maxRejects); nothing after that line was read. The \(report.accepted) "
-                    + "events accepted before it are stored. Fix the rejected lines"
+                "stopped at \(last.source):\(last.line): \(Plural.count(report.rejectedCount, "line")) rejected, more than "
+                    + "--max-rejects \(maxRejects); nothing after that line was read. "
+                    + (report.accepted == 1
+                        ? "The 1 event accepted before it is stored."
+                        : "The \(report.accepted) events accepted before it are stored.")
+                    + " Fix the rejected lines"
                     + (report.rejectsFile.map { " (all in \($0))" } ?? "")
                     + " or raise --max-rejects, then run the same command again: what is stored is not stored twice."
             )

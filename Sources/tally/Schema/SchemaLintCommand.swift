@@ -1,4 +1,5 @@
 import ArgumentParser
+import TallyReports
 import TallySchema
 
 /// `tally schema lint [DIR]`.
@@ -31,7 +32,7 @@ struct SchemaLintCommand: ParsableCommand {
             let versions = loaded.eventNames.reduce(0) { $0 + loaded.versions(of: $1).count }
             Terminal.print(
                 "ok: \(loaded.plans.count) plan\(loaded.plans.count == 1 ? "" : "s"), "
-                    + "\(loaded.eventNames.count) events, \(versions) versions in \(directory)"
+                    + "\(Plural.count(loaded.eventNames.count, "event")), \(Plural.count(versions, "version")) in \(directory)"
             )
         } catch {
             for problem in error.problems { Terminal.print(problem.description) }
