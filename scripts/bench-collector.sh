@@ -9,9 +9,9 @@
 # rounds, ratios serve/ingest (target ≥ 0.6) and serve/baseline (target ≥ 4). A run counts only 2xx
 # answers as events (wrk's non-2xx and socket errors are failures, printed), and checks that the
 # rows stored cover every acknowledged event.
-#   scripts/bench-collector.sh --quick                  (900000 events, 2 rounds, 3 s: up to ~300k events/s)
-#   scripts/bench-collector.sh [EVENTS] [ROUNDS] [SECONDS]   (defaults 1200000, 5, 5: enough bodies that
-#   wrk never wraps around to events already sent, up to ~240k events/s)
+#   scripts/bench-collector.sh --quick                  (900000 events, 2 rounds, 3 s)
+#   scripts/bench-collector.sh [EVENTS] [ROUNDS] [SECONDS]   (defaults 1200000, 5, 5; more events are
+#   generated when a one-second probe shows that wrk would wrap around to events already sent)
 set -euo pipefail
 cd "$(dirname "$0")/.."
 if [ "${1:-}" = "--quick" ]; then set -- 900000 2 3; fi  # what scripts/bench.sh --quick runs
@@ -58,9 +58,14 @@ reset() { psql "$url" -qc "TRUNCATE tally.events, tally.rollup_hourly, tally.dai
 stored() { psql "$url" -tAc "SELECT count(*) FROM tally.events"; }
 median() { printf '%s\n' "$@" | sort -g | awk '{ v[NR] = $1 } END { print (NR % 2) ? v[(NR + 1) / 2] : (v[NR / 2] + v[NR / 2 + 1]) / 2 }'; }
 
-tally_log "generating $events events and their 100-event gzip bodies"
-"$tally" generate --events "$events" >"$work/events.ndjson"
-"$TALLY_PYTHON" Benchmarks/collector-load/bodies.py "$work/events.ndjson" "$work/bodies.bin" "$work/lengths.txt"
+# generate N: N events (the ingest's file) and their 100-event gzip bodies (wrk's).
+generate() {
+    events="$1"
+    tally_log "generating $events events and their 100-event gzip bodies"
+    "$tally" generate --events "$events" >"$work/events.ndjson"
+    "$TALLY_PYTHON" Benchmarks/collector-load/bodies.py "$work/events.ndjson" "$work/bodies.bin" "$work/lengths.txt"
+}
+generate "$events"
 key=$("$tally" keys add --keys "$work/keys.json" --source bench)
 
 # start_collector serve|baseline: starts it in the background, waits for its listening line,
@@ -137,7 +142,8 @@ load() {
     # wrk stopped. Fewer rows than acknowledged: the bodies wrapped around (re-sends are
     # duplicates), and the figure would count them: more events are needed.
     if [ "$rows" -lt "$acknowledged" ]; then
-        echo "error: $acknowledged events acknowledged but $rows stored (bodies wrapped? use more EVENTS)" >&2
+        echo "error: $acknowledged events acknowledged but $rows stored (the bodies wrapped around: the host ran" \
+            "faster than the probe measured; pass more EVENTS)" >&2
         return 1
     fi
     [ -z "${TALLY_BENCH_VERBOSE:-}" ] || echo "  $1 ms delay: $requests requests, $non2xx non-2xx, $errors errors, $rows rows, $rate events/s, p50 $p50 ms, p99 $p99 ms" >&2
@@ -155,6 +161,20 @@ probe() { "$TALLY_PYTHON" -c 'import time
 best = min((lambda t: (sum(range(3_000_000)), time.perf_counter() - t)[1])(time.perf_counter()) for _ in range(3))
 print(f"{best * 1000:.0f}")'; }
 probe_start=$(probe)
+# The events sized to this host: a run that reaches the end of the bodies wraps around to events
+# already stored, and the figure would count re-sends. One second of serve under the same load
+# measures the rate; the bodies then hold 1.6× what the longest run can send at it.
+reset
+start_collector serve
+full_seconds="$seconds"; seconds=1
+load 0
+seconds="$full_seconds"
+stop_collector
+needed=$(awk -v r="$rate" -v s="$seconds" 'BEGIN { n = r * s * 1.6; printf "%.0f", (int(n / 100000) + 1) * 100000 }')
+if [ "$needed" -gt "$events" ]; then
+    tally_log "serve acknowledged $rate events/s in a probe: $events events would wrap around in ${seconds}s"
+    generate "$needed"
+fi
 ingest_runs=(); serve_runs=(); baseline_runs=(); serve_ratio=(); baseline_ratio=()
 serve_rss=(); baseline_rss=(); ingest_rss=(); serve_failed=0; baseline_failed=0
 serve_cpu=(); serve_pg=(); baseline_cpu=(); baseline_pg=(); cpu_ratio=()
