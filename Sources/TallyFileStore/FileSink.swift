@@ -34,6 +34,7 @@ public final class FileSink: EventSink {
     public let configuration: Configuration
     private let io = BlockingIO(label: "tally.file-store")
     private let files: DayFiles
+    private let skewedEvents: SkewedEventIndex
 
     /// A sink writing under `directory` (created when missing).
     public init(
@@ -42,6 +43,7 @@ public final class FileSink: EventSink {
         logger: Logger = Logger(label: "tally.file-store")
     ) {
         layout = FileStoreLayout(root: directory)
+        skewedEvents = SkewedEventIndex(layout: layout)
         self.configuration = configuration
         files = DayFiles(
             layout: layout,
@@ -52,6 +54,16 @@ public final class FileSink: EventSink {
     }
 
     public func write(_ batch: [EventEnvelope]) async throws {
+        var batch = batch
+        if batch.contains(where: { $0.deviceOccurredAt != nil }) {
+            // Every copy of an event from the future goes to the day of its first placement.
+            let index = skewedEvents
+            let placed = batch.filter { $0.deviceOccurredAt != nil }
+            let first = try await io.run { _ throws(IOError) in try index.place(placed) }
+            for position in batch.indices where batch[position].deviceOccurredAt != nil {
+                if let time = first[batch[position].eventID] { batch[position].occurredAt = time }
+            }
+        }
         var byDay: [DayFiles.Key: [UInt8]] = [:]
         for event in batch {
             let key = DayFiles.Key(day: event.occurredAt.utcDate, identities: event.kind.isIdentity)

@@ -16,6 +16,7 @@ package import TallyCore
 ///   events/events-2026-11-22.1.ndjson     the next segment, once the first reached the size limit
 ///   identities/identities-2026-11-22.ndjson identify, group and alias records, likewise
 ///   dead-letter/dead-letter-2026-11-22.ndjson
+///   skewed-events.ndjson                  where events from the future were placed
 /// ```
 public struct FileStoreLayout: Sendable, Hashable {
     /// The data directory.
@@ -38,6 +39,8 @@ public struct FileStoreLayout: Sendable, Hashable {
     public var identitiesDirectory: String { root + "/identities" }
     /// Holds the dead-letter files.
     public var deadLetterDirectory: String { root + "/dead-letter" }
+    /// Where the store placed each event from the future (``SkewedEventIndex``).
+    public var skewedEventsFile: String { root + "/skewed-events.ndjson" }
 
     /// The path of segment `segment` of `day`'s event file.
     package func eventFile(day: CivilDate, segment: Int) -> String {

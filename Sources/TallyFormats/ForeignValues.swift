@@ -33,7 +33,7 @@ enum ForeignValues {
         throw EnvelopeDecodingError(
             .invalidTimestamp,
             path: path,
-            message: "expected RFC 3339 like 2026-11-22T10:15:00.000Z"
+            message: "expected RFC 3339 like 2026-11-22T10:15:00.000Z, from 1677-09-22 to 2262-04-11"
         )
     }
 

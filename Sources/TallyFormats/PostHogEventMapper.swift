@@ -70,7 +70,14 @@ package struct PostHogEventMapper: Sendable {
         }
         var occurredAt = try ForeignValues.timestamp(field("timestamp"), path: "\(path).timestamp")
         if occurredAt == nil, let seconds = properties["$time"] {
-            occurredAt = Self.unixSeconds(seconds)
+            guard let time = Self.unixSeconds(seconds) else {
+                throw EnvelopeDecodingError(
+                    .invalidTimestamp,
+                    path: "\(path).properties.$time",
+                    message: "expected Unix seconds from 1677-09-22 to 2262-04-11"
+                )
+            }
+            occurredAt = time
         }
         if occurredAt == nil {
             occurredAt = try ForeignValues.timestamp(field("created_at"), path: "\(path).created_at")
@@ -167,7 +174,8 @@ package struct PostHogEventMapper: Sendable {
         case .json(let raw): seconds = raw.value.numberValue ?? .nan
         default: return nil
         }
-        guard seconds.isFinite, abs(seconds) < 1e11 else { return nil }
+        // Nanoseconds in 64 bits: 1677 to 2262; outside, the time is refused, not trapped on.
+        guard seconds.isFinite, abs(seconds) < 9_223_372_036 else { return nil }
         return Timestamp(nanosecondsSinceEpoch: Int64((seconds * 1_000_000).rounded()) * 1_000)
     }
 }

@@ -260,6 +260,7 @@ package final class IngestJob {
         if accepted.feature == nil, accepted.kind == .track {
             accepted.feature = options.defaultFeature ?? Self.feature(of: accepted, format: format)
         }
+        if accepted.placeIfFromTheFuture() { report.futurePlaced += 1 }
         pending.append(accepted)
     }
 

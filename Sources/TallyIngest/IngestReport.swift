@@ -26,19 +26,25 @@ package struct IngestReport: Sendable {
     package struct DatabaseOutcome: Sendable {
         /// New rows in `tally.events`.
         package var inserted: Int
-        /// Events already stored (same `event_id`): skipped.
+        /// New rows in `tally.identities` (identify, group and alias records).
+        package var identitiesInserted: Int
+        /// Events and identity records already stored (same `event_id`): skipped.
         package var duplicates: Int
         /// Events the server refused, kept in `tally.failed_events`.
         package var failed: Int
 
         /// Creates an outcome.
-        package init(inserted: Int, duplicates: Int, failed: Int) {
+        package init(inserted: Int, identitiesInserted: Int = 0, duplicates: Int, failed: Int) {
             self.inserted = inserted
+            self.identitiesInserted = identitiesInserted
             self.duplicates = duplicates
             self.failed = failed
         }
     }
 
+    /// Accepted events whose time was more than a day after their receipt, placed at the receipt
+    /// (``TallyCore/EventEnvelope/placeIfFromTheFuture()``).
+    package var futurePlaced = 0
     /// Set when the postgres sink was used.
     package var database: DatabaseOutcome?
     /// Whether the caller stopped the run early (`shouldStop`: a signal, a sink that gave up).

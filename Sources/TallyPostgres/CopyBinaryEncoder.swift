@@ -8,11 +8,11 @@ package import TallyCore
 package enum CopyBinaryEncoder {
     /// The columns of `tally.events`, in the order rows are encoded.
     package static let columns =
-        "event_id, occurred_at, name, feature, properties, sent_at, received_at, user_id, anonymous_id, session_id, context, schema_version, violations, source_id, corrected_at, sample_rate"
+        "event_id, occurred_at, name, feature, properties, sent_at, received_at, user_id, anonymous_id, session_id, context, schema_version, violations, source_id, corrected_at, sample_rate, device_occurred_at"
 
     /// The columns of `tally.identities`, in the order ``appendIdentity(_:to:)`` encodes them.
     package static let identityColumns =
-        "event_id, occurred_at, type, name, user_id, anonymous_id, group_id, previous_id, traits, context, sent_at, received_at, source_id, corrected_at"
+        "event_id, occurred_at, type, name, user_id, anonymous_id, group_id, previous_id, traits, context, sent_at, received_at, source_id, corrected_at, device_occurred_at"
 
     /// The 19-byte header: signature, flags, header-extension length.
     package static let header: [UInt8] =
@@ -35,7 +35,7 @@ package enum CopyBinaryEncoder {
     /// Appends one tuple; returns where its text fields are.
     @discardableResult
     package static func append(_ event: EventEnvelope, to bytes: inout [UInt8]) -> TextFields {
-        appendInt16(16, to: &bytes)
+        appendInt16(17, to: &bytes)
         appendInt32(16, to: &bytes)
         appendInt64(Int64(bitPattern: event.eventID.high), to: &bytes)
         appendInt64(Int64(bitPattern: event.eventID.low), to: &bytes)
@@ -67,12 +67,13 @@ package enum CopyBinaryEncoder {
         } else {
             appendInt32(-1, to: &bytes)
         }
+        timestamp(event.deviceOccurredAt, &bytes)
         return TextFields(name: name, feature: feature, userID: userID, anonymousID: anonymousID)
     }
 
     /// Appends one `tally.identities` tuple (an `identify`, `group` or `alias` record).
     package static func appendIdentity(_ event: EventEnvelope, to bytes: inout [UInt8]) {
-        appendInt16(14, to: &bytes)
+        appendInt16(15, to: &bytes)
         appendInt32(16, to: &bytes)
         appendInt64(Int64(bitPattern: event.eventID.high), to: &bytes)
         appendInt64(Int64(bitPattern: event.eventID.low), to: &bytes)
@@ -93,6 +94,7 @@ package enum CopyBinaryEncoder {
         timestamp(event.receivedAt, &bytes)
         text(event.sourceID, &bytes)
         timestamp(event.correctedAt, &bytes)
+        timestamp(event.deviceOccurredAt, &bytes)
     }
 
     private static func timestamp(_ value: Timestamp?, _ bytes: inout [UInt8]) {

@@ -48,13 +48,14 @@ actor PostgresLoader {
                 event_id uuid NOT NULL, occurred_at timestamptz NOT NULL, name text NOT NULL, feature text NOT NULL,
                 properties jsonb NOT NULL, sent_at timestamptz, received_at timestamptz, user_id text,
                 anonymous_id text, session_id text, context jsonb, schema_version text, violations jsonb,
-                source_id text, corrected_at timestamptz, sample_rate double precision
+                source_id text, corrected_at timestamptz, sample_rate double precision,
+                device_occurred_at timestamptz
             ) ON COMMIT DELETE ROWS;
             CREATE TEMP TABLE IF NOT EXISTS tally_identity_staging (
                 event_id uuid NOT NULL, occurred_at timestamptz NOT NULL, type text NOT NULL, name text NOT NULL,
                 user_id text, anonymous_id text, group_id text, previous_id text, traits jsonb NOT NULL,
                 context jsonb, sent_at timestamptz, received_at timestamptz, source_id text,
-                corrected_at timestamptz
+                corrected_at timestamptz, device_occurred_at timestamptz
             ) ON COMMIT DELETE ROWS;
             """
         )
@@ -75,6 +76,8 @@ actor PostgresLoader {
 
     /// Loads one batch: events, then identity records.
     func write(_ batch: [EventEnvelope]) async throws {
+        var batch = batch
+        if batch.contains(where: { $0.deviceOccurredAt != nil }) { try await placeFromFirstCopy(&batch) }
         if batch.contains(where: { $0.kind.isIdentity }) {
             try await load(batch.filter { !$0.kind.isIdentity })
             try await loadIdentities(batch.filter(\.kind.isIdentity))
@@ -212,6 +215,39 @@ actor PostgresLoader {
             let middle = records.count / 2
             try await loadIdentities(Array(records[..<middle]))
             try await loadIdentities(Array(records[middle...]))
+        }
+    }
+
+    /// Events from the future (``TallyCore/EventEnvelope/deviceOccurredAt``) take the time the
+    /// store gave their first copy, so a re-send placed at a later receipt is still a duplicate.
+    /// First come, first kept: `ON CONFLICT DO NOTHING` waits for a concurrent loader's insert of
+    /// the same id to commit, and the `SELECT` after it reads the winner.
+    private func placeFromFirstCopy(_ batch: inout [EventEnvelope]) async throws {
+        let placed = batch.indices.filter { batch[$0].deviceOccurredAt != nil }
+        let ids = "{" + placed.map { batch[$0].eventID.description }.joined(separator: ",") + "}"
+        let times = "{" + placed.map { batch[$0].occurredAt.rfc3339 }.joined(separator: ",") + "}"
+        let device = "{" + placed.map { batch[$0].deviceOccurredAt?.rfc3339 ?? "" }.joined(separator: ",") + "}"
+        try await connection.query(
+            """
+            INSERT INTO tally.skewed_events (event_id, occurred_at, device_occurred_at)
+            SELECT * FROM unnest($1::uuid[], $2::timestamptz[], $3::timestamptz[]) ON CONFLICT DO NOTHING
+            """,
+            [ids, times, device]
+        )
+        let rows = try await connection.query(
+            """
+            SELECT event_id, (extract(epoch FROM occurred_at) * 1000000)::bigint
+            FROM tally.skewed_events WHERE event_id = ANY($1::uuid[])
+            """,
+            [ids]
+        )
+        var first: [String: Timestamp] = [:]
+        for row in rows {
+            guard let id = row[0], let micros = row[1].flatMap({ Int64($0) }) else { continue }
+            first[id] = Timestamp(nanosecondsSinceEpoch: micros * 1_000)
+        }
+        for index in placed {
+            if let time = first[batch[index].eventID.description] { batch[index].occurredAt = time }
         }
     }
 

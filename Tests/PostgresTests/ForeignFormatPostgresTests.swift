@@ -73,4 +73,31 @@ struct ForeignFormatPostgresTests {
         #expect(totals["total_events"] as? Int == samples.eventCounts.values.reduce(0, +))
         await connection.close()
     }
+
+    @Test("an identify line is counted as a new identity record, and once stored as a duplicate")
+    func identityCounts() async throws {
+        let database = try await TestDatabase.create()
+        #expect(try TestDatabase.tally(["migrate", "--database-url", database.url]).status == 0)
+        let directory = NSTemporaryDirectory() + "tally-identify-pg-" + UUID().uuidString
+        try FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: true)
+        defer { try? FileManager.default.removeItem(atPath: directory) }
+        let input = directory + "/identify.ndjson"
+        try
+            #"{"type":"identify","userId":"u1","anonymousId":"a1","traits":{"plan":"pro"},"timestamp":"2026-11-20T10:00:00Z","messageId":"m-1"}"#
+            .write(toFile: input, atomically: true, encoding: .utf8)
+        let arguments = [
+            "ingest", input, "--sink", "postgres", "--database-url", database.url, "--data-dir", directory,
+        ]
+        let first = try TestDatabase.tally(arguments)
+        #expect(
+            first.stdout.contains("postgres: 0 new events, 1 new identity record, 0 duplicates skipped"),
+            "\(first.stdout)"
+        )
+        let second = try TestDatabase.tally(arguments + ["--report", "json"])
+        #expect(
+            second.stdout.contains(#""postgres_inserted":0,"postgres_identities_inserted":0,"duplicates_skipped":1"#),
+            "\(second.stdout)"
+        )
+        await database.drop()
+    }
 }

@@ -210,6 +210,15 @@ struct FormatMappingTests {
         #expect(group.groupID == "acme")
         let timed = try Self.event(#"{"event":"x","distinct_id":"u","properties":{"$time":1700000000.25}}"#)
         #expect(timed.occurredAt == Timestamp(nanosecondsSinceEpoch: 1_700_000_000_250_000_000))
+        // Past 2262 a time in nanoseconds would overflow: refused with its reason, never a trap.
+        for seconds in ["99999999999", "9300000000", "-9300000000"] {
+            let far = Self.decode(#"{"event":"x","distinct_id":"u","properties":{"$time":\#(seconds)}}"#, .posthog)
+            if case .failure(let error)? = far.results.first {
+                #expect(error.code == .invalidTimestamp && error.path == "$.properties.$time", "\(error)")
+            } else {
+                Issue.record("$time \(seconds) must be refused")
+            }
+        }
         if case .failure(let error)? = Self.decode(#"{"event":"x","timestamp":"2026-11-20T10:00:00Z"}"#, .posthog)
             .results.first
         {

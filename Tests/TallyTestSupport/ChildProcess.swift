@@ -22,18 +22,26 @@ public struct ChildProcess {
         return URL(fileURLWithPath: FileManager.default.currentDirectoryPath + "/.build/debug")
     }
 
-    /// Starts `executable` with `arguments` in the repository root (so relative paths such as
-    /// `Examples/registry` work), with `environment` added to this process's own, reading
-    /// `standardInput` when given (this process's own stdin otherwise).
+    /// Starts `executable` (a name in ``binaryDirectory``, or an absolute path) with `arguments` in
+    /// `directory`, else the repository root (so relative paths such as `Examples/registry` work),
+    /// with `environment` added to this process's own, reading `standardInput` when given (this
+    /// process's own stdin otherwise).
     public init(
         _ executable: String,
         arguments: [String],
         environment: [String: String] = [:],
-        standardInput: Pipe? = nil
+        standardInput: Pipe? = nil,
+        directory: String? = nil
     ) throws {
-        process.executableURL = Self.binaryDirectory.appendingPathComponent(executable)
+        process.executableURL =
+            executable.hasPrefix("/")
+            ? URL(fileURLWithPath: executable) : Self.binaryDirectory.appendingPathComponent(executable)
         process.arguments = arguments
-        if let root = ConformanceData.repositoryRoot { process.currentDirectoryURL = root }
+        if let directory {
+            process.currentDirectoryURL = URL(fileURLWithPath: directory)
+        } else if let root = ConformanceData.repositoryRoot {
+            process.currentDirectoryURL = root
+        }
         if !environment.isEmpty {
             process.environment = ProcessInfo.processInfo.environment.merging(environment) { _, new in new }
         }

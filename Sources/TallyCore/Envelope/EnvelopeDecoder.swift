@@ -94,7 +94,8 @@ package struct EnvelopeDecoder: Sendable {
             kind: fields.kind,
             groupID: fields.groupID,
             previousID: fields.previousID,
-            sampleRate: fields.sampleRate
+            sampleRate: fields.sampleRate,
+            deviceOccurredAt: fields.deviceOccurredAt
         )
     }
 
@@ -135,6 +136,7 @@ package struct EnvelopeDecoder: Sendable {
         var groupID: String?
         var previousID: String?
         var sampleRate: Double?
+        var deviceOccurredAt: Timestamp?
         /// The `event_id` as sent when it was not a UUID.
         var foreignID: String?
         /// The first semantic problem; the line is still parsed to the end, so that malformed JSON wins.
@@ -148,7 +150,7 @@ package struct EnvelopeDecoder: Sendable {
     private static let keys: [String] = [
         "event_id", "name", "feature", "properties", "occurred_at", "sent_at", "received_at", "user_id",
         "anonymous_id", "session_id", "context", "schema_version", "violations", "source_id",
-        "type", "group_id", "previous_id", "sample_rate",
+        "type", "group_id", "previous_id", "sample_rate", "device_occurred_at",
     ]
 
     /// The index in ``keys`` of a key's bytes: compared by length, then bytes, against static
@@ -178,6 +180,7 @@ package struct EnvelopeDecoder: Sendable {
             return equals(bytes, "received_at") ? 6 : nil
         case 12: return equals(bytes, "anonymous_id") ? 8 : nil
         case 14: return equals(bytes, "schema_version") ? 11 : nil
+        case 18: return equals(bytes, "device_occurred_at") ? 18 : nil
         default: return nil
         }
     }
@@ -252,6 +255,7 @@ package struct EnvelopeDecoder: Sendable {
                     fields.fail(.wrongType, "$.type", "expected track, identify, group or alias")
                 }
             }
+        case 18: fields.deviceOccurredAt = try timestamp(&parser, Self.keys[index], &fields)
         case 15: fields.groupID = try optionalString(&parser, Self.keys[index], &fields)
         case 16: fields.previousID = try optionalString(&parser, Self.keys[index], &fields)
         case 17:
@@ -298,7 +302,11 @@ package struct EnvelopeDecoder: Sendable {
         }
         let timestamp = try parser.withStringBytes { (bytes) throws(JSONError) in Timestamp(rfc3339Bytes: bytes) }
         guard let timestamp else {
-            fields.fail(.invalidTimestamp, "$.\(key())", "expected RFC 3339 like 2026-11-22T10:15:00.000Z")
+            fields.fail(
+                .invalidTimestamp,
+                "$.\(key())",
+                "expected RFC 3339 like 2026-11-22T10:15:00.000Z, from 1677-09-22 to 2262-04-11"
+            )
             return nil
         }
         return timestamp

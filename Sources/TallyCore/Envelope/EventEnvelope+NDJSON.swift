@@ -46,6 +46,7 @@ extension EventEnvelope {
             appendKey("sample_rate", to: &bytes)
             bytes.append(contentsOf: JSONWriter.numberText(sampleRate).utf8)
         }
+        appendTimestamp("device_occurred_at", deviceOccurredAt, to: &bytes)
         if let violations {
             bytes.append(contentsOf: #","violations":"#.utf8)
             JSONWriter.appendStrings(violations, to: &bytes)

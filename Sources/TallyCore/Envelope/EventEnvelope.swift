@@ -225,6 +225,14 @@ public struct EventEnvelope: Hashable, @unchecked Sendable {
         set { updateForeign { $0.sampleRate = newValue } }
     }
 
+    /// The device's own `occurred_at` of an event that was more than
+    /// ``EventEnvelope/maximumTimeAhead`` after its receipt and was placed at that receipt
+    /// (``placeIfFromTheFuture()``); nil for every other event.
+    @inlinable public var deviceOccurredAt: Timestamp? {
+        get { storage.fields.pointee.foreign?.deviceOccurredAt ?? nil }
+        set { updateForeign { $0.deviceOccurredAt = newValue } }
+    }
+
     /// Edits the rarer fields, keeping none stored when all have their defaults.
     @inlinable
     mutating func updateForeign(_ edit: (inout ForeignFields) -> Void) {
@@ -253,7 +261,8 @@ public struct EventEnvelope: Hashable, @unchecked Sendable {
         kind: EventKind = .track,
         groupID: String? = nil,
         previousID: String? = nil,
-        sampleRate: Double? = nil
+        sampleRate: Double? = nil,
+        deviceOccurredAt: Timestamp? = nil
     ) {
         storage = Storage.make(
             Fields(
@@ -271,13 +280,15 @@ public struct EventEnvelope: Hashable, @unchecked Sendable {
                 schemaVersion: schemaVersion,
                 violations: violations,
                 foreign: sourceID == nil && kind == .track && groupID == nil && previousID == nil && sampleRate == nil
+                    && deviceOccurredAt == nil
                     ? nil
                     : ForeignFields(
                         sourceID: sourceID,
                         kind: kind,
                         groupID: groupID,
                         previousID: previousID,
-                        sampleRate: sampleRate
+                        sampleRate: sampleRate,
+                        deviceOccurredAt: deviceOccurredAt
                     )
             )
         )

@@ -157,6 +157,10 @@ private struct RFC3339Cursor {
         }
 
         let seconds = date.daysSinceEpoch * 86_400 + hour * 3600 + minute * 60 + second - offsetSeconds
-        return Timestamp(secondsSinceEpoch: seconds, nanoseconds: nanoseconds)
+        // Nanoseconds since 1970 in 64 bits reach from 1677-09-21 to 2262-04-11: a time outside
+        // is refused rather than wrapped around into another century.
+        let (scaled, overflow) = seconds.multipliedReportingOverflow(by: 1_000_000_000)
+        guard !overflow, case (let total, false) = scaled.addingReportingOverflow(nanoseconds) else { return nil }
+        return Timestamp(nanosecondsSinceEpoch: total)
     }
 }

@@ -14,6 +14,8 @@ struct PayloadDecoder {
     struct Decoded {
         var events: [EventEnvelope] = []
         var rejects: [RejectedEvent] = []
+        /// Events from the future, placed at their receipt.
+        var futurePlaced = 0
         /// The format it was read as (for `/batch`: Segment or PostHog).
         var format: SourceFormat = .tally
     }
@@ -184,6 +186,7 @@ struct PayloadDecoder {
             accepted.feature =
                 sender.feature ?? (format == .tally ? String(accepted.name.prefix { $0 != "_" }) : format.rawValue)
         }
+        if accepted.placeIfFromTheFuture() { decoded.futurePlaced += 1 }
         decoded.events.append(accepted)
     }
 

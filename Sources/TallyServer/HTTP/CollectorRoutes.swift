@@ -65,6 +65,7 @@ struct CollectorRoutes: Sendable {
             throw CollectorError(.serviceUnavailable, .shuttingDown, "the collector is shutting down; retry later")
         }
         collector.metrics.eventsAccepted.increment(by: decoded.events.count)
+        if decoded.futurePlaced > 0 { collector.metrics.eventsFromFuture.increment(by: decoded.futurePlaced) }
         for reject in decoded.rejects { collector.metrics.rejected(reject.reason) }
         let reply: [UInt8]
         switch kind {

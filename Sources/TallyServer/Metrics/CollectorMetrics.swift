@@ -25,6 +25,8 @@ package final class CollectorMetrics: Sendable {
     let eventsCommitted: CoreMetrics.Counter
     /// Events accepted into the store (in 2xx replies).
     let eventsAccepted: CoreMetrics.Counter
+    /// Accepted events more than a day ahead of their receipt, placed at it.
+    let eventsFromFuture: CoreMetrics.Counter
     /// Requests whose events were not acknowledged (429/503), by outcome.
     private let rejectedReasons = Locked<[String: CoreMetrics.Counter]>([:])
     private let requestCounters = Locked<[String: CoreMetrics.Counter]>([:])
@@ -46,6 +48,7 @@ package final class CollectorMetrics: Sendable {
         drops = CoreMetrics.Counter(label: "tally_collector_dropped_events_total", factory: factory)
         eventsCommitted = CoreMetrics.Counter(label: "tally_collector_committed_total", factory: factory)
         eventsAccepted = CoreMetrics.Counter(label: "tally_collector_events_accepted_total", factory: factory)
+        eventsFromFuture = CoreMetrics.Counter(label: "tally_collector_events_from_future_total", factory: factory)
     }
 
     /// Counts `count` events rejected for `reason` (a reason code, never user data).

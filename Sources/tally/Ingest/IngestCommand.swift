@@ -260,6 +260,7 @@ struct IngestCommand: AsyncParsableCommand {
         if let postgresSink {
             result.database = IngestReport.DatabaseOutcome(
                 inserted: await postgresSink.inserted,
+                identitiesInserted: await postgresSink.identitiesInserted,
                 duplicates: await postgresSink.duplicates,
                 failed: await postgresSink.failed
             )

@@ -27,6 +27,12 @@ enum IngestReportRenderer {
             lines += report.firstRejects.map { "    \($0)" }
         }
         if let file = report.rejectsFile { lines.append("  rejected lines written to \(file)") }
+        if report.futurePlaced > 0 {
+            lines.append(
+                "  placed at receipt: \(Plural.count(report.futurePlaced, "event")) from the future (more than a day "
+                    + "after received_at; the device's time kept as device_occurred_at)"
+            )
+        }
         let stored = sinks.map { "\($0) \(report.stored[$0, default: 0])" }.joined(separator: ", ")
         lines.append(
             "  stored: \(stored)"
@@ -42,7 +48,10 @@ enum IngestReportRenderer {
         )
         if let database = report.database {
             lines.append(
-                "  postgres: \(database.inserted) new, \(database.duplicates) duplicates skipped"
+                "  postgres: \(database.inserted) new"
+                    + (database.identitiesInserted > 0
+                        ? " events, \(Plural.count(database.identitiesInserted, "new identity record"))" : "")
+                    + ", \(database.duplicates) duplicates skipped"
                     + (database.failed > 0 ? ", \(database.failed) refused (in tally.failed_events)" : "")
             )
         }
@@ -69,6 +78,7 @@ enum IngestReportRenderer {
                 )
             ),
             JSONMember(key: "validation", value: .string(report.validation)),
+            JSONMember(key: "future_placed", value: number(report.futurePlaced)),
             JSONMember(
                 key: "stored",
                 value: .object(
@@ -92,6 +102,9 @@ enum IngestReportRenderer {
         if let file = report.rejectsFile { object.append(JSONMember(key: "rejects_file", value: .string(file))) }
         if let database = report.database {
             object.append(JSONMember(key: "postgres_inserted", value: number(database.inserted)))
+            object.append(
+                JSONMember(key: "postgres_identities_inserted", value: number(database.identitiesInserted))
+            )
             object.append(JSONMember(key: "duplicates_skipped", value: number(database.duplicates)))
             object.append(JSONMember(key: "postgres_failed", value: number(database.failed)))
         }
