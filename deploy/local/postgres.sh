@@ -11,7 +11,8 @@
 #   eval "$(deploy/local/postgres.sh start)"     # DATABASE_URL set in this shell
 #   eval "$(deploy/local/postgres.sh stop)"      # and unset again: tally summary reads the file store
 #
-# $TALLY_LOCAL_PG_DIR moves the cluster (default .tally/postgres).
+# $TALLY_LOCAL_PG_DIR moves the cluster (default .tally/postgres); $TALLY_BIN names the tally that
+# migrates it (default: a release build of this tree).
 set -euo pipefail
 cd "$(dirname "$0")/../.."
 source scripts/lib/common.sh
@@ -34,9 +35,13 @@ case "${1:-start}" in
             mkdir -p "$dir" && chmod 755 "$PWD/.tally" "$dir"
             tally_pg_start "$dir" >&2
         fi
-        tally_find_swift >&2
-        swift build -c release --product tally >&2
-        .build/release/tally migrate --database-url "$TALLY_TEST_DATABASE_URL" >&2
+        tally="${TALLY_BIN:-}"
+        if [ -z "$tally" ]; then
+            tally_find_swift >&2
+            swift build -c release --product tally >&2
+            tally=.build/release/tally
+        fi
+        "$tally" migrate --database-url "$TALLY_TEST_DATABASE_URL" >&2
         echo "export DATABASE_URL='$TALLY_TEST_DATABASE_URL'"
         ;;
     url) tally_pg_load "$dir" && echo "export DATABASE_URL='$TALLY_TEST_DATABASE_URL'" ;;
