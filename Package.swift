@@ -120,10 +120,11 @@ let package = Package(
             swiftSettings: strict
         ),
 
-        // `tally summary`: reports over the file store.
+        // `tally summary` and `tally report`: the report model and its evaluation over the file store and
+        // PostgreSQL (the tracking plans check report definitions).
         .target(
             name: "TallyReports",
-            dependencies: ["TallyCore", "TallyFileStore", "TallyPostgres"],
+            dependencies: ["TallyCore", "TallyFileStore", "TallyPostgres", "TallySchema"],
             swiftSettings: strict
         ),
 
@@ -339,6 +340,11 @@ let package = Package(
         .testTarget(
             name: "TallyVerifyTests",
             dependencies: ["TallyVerify", "TallySchema", "TallyTestSupport"],
+            swiftSettings: strict
+        ),
+        .testTarget(
+            name: "TallyReportsTests",
+            dependencies: ["TallyReports", "TallyCore", "TallySchema", "TallyTestSupport"],
             swiftSettings: strict
         ),
         .testTarget(
