@@ -73,7 +73,15 @@ def dataset(tmp_path_factory) -> dict:
 @pytest.fixture(scope="session")
 def reference_answers(dataset) -> dict:
     answers = reference.Reference(dataset["lines"])
-    return {name: answers.report(spec) for name, spec in cases.CASES}
+    result = {name: answers.report(spec) for name, spec in cases.CASES}
+    if os.environ.get("TALLY_REPORTS_DUMP"):  # a directory: the reference's answers, one file per case
+        directory = Path(os.environ["TALLY_REPORTS_DUMP"])
+        directory.mkdir(parents=True, exist_ok=True)
+        (directory / "events.ndjson").write_text("".join(line + "\n" for line in dataset["lines"]), encoding="utf-8")
+        for name, answer in result.items():
+            (directory / f"{name}.json").write_text(reference.dumps(answer) + "\n", encoding="utf-8")
+            (directory / f"{name}.sh").write_text(cases.shell(SPECS[name]) + "\n", encoding="utf-8")
+    return result
 
 
 @pytest.fixture(scope="session")
