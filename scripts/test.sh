@@ -9,6 +9,8 @@
 #                              Segment/PostHog clients, faults, hostile traffic, TLS proxy, deploy units)
 #   scripts/test.sh --delivery [PYTEST ARGS]    only the app-delivery tests (Tests/delivery, pytest:
 #                              episode-demo's outbox and uploader against tally serve, behind a fault proxy)
+#   scripts/test.sh --reports [PYTEST ARGS]     only the report tests (Tests/reports, pytest: every report on
+#                              the file store and PostgreSQL against a reference written from docs/reports.md)
 set -euo pipefail
 cd "$(dirname "$0")/.."
 source scripts/lib/common.sh
@@ -16,13 +18,19 @@ source scripts/lib/postgres.sh
 source scripts/lib/python.sh
 collector_only=""
 delivery_only=""
+reports_only=""
 if [ "${1:-}" = "--collector" ]; then
     collector_only=1
     shift
 elif [ "${1:-}" = "--delivery" ]; then
     delivery_only=1
     shift
+elif [ "${1:-}" = "--reports" ]; then
+    reports_only=1
+    shift
 fi
+# One of the pytest suites alone: no Swift tests, no other suite.
+only="$collector_only$delivery_only$reports_only"
 
 tally_find_swift
 tally_install_system_packages
@@ -58,24 +66,29 @@ tally_log "PostgreSQL on 127.0.0.1:$TALLY_PG_PORT ($work/postgres)"
 export TALLY_CONFORMANCE_DIR="${TALLY_CONFORMANCE_DIR:-$(cd .. && pwd)/shared/external-data}"
 # Every PostgreSQL test runs here: one that finds no database fails instead of skipping.
 export TALLY_TEST_REQUIRE_DATABASE=1
-if [ -z "$collector_only" ] && [ -z "$delivery_only" ]; then
+if [ -z "$only" ]; then
     tally_log "running the tests"
     swift test --skip-build "$@"
 fi
-if { [ $# -eq 0 ] && [ -z "$delivery_only" ]; } || [ -n "$collector_only" ]; then
+if { [ $# -eq 0 ] && [ -z "$only" ]; } || [ -n "$reports_only" ]; then
+    # Every report kind and mode on the file store and PostgreSQL, against Tests/reports/reference.py.
+    tally_log "running the report tests (Tests/reports, pytest)"
+    TALLY_BIN="$PWD/.build/debug/tally" "$TALLY_PYTHON" -m pytest -p no:cacheprovider -q -rs Tests/reports "$@"
+fi
+if { [ $# -eq 0 ] && [ -z "$only" ]; } || [ -n "$collector_only" ]; then
     # The collector as a process under real clients and hostile traffic, on the same cluster (each
     # test makes its own database); the PostgreSQL restart test restarts this cluster.
     tally_log "running the collector tests (Tests/collector, pytest)"
     TALLY_BIN="$PWD/.build/debug/tally" "$TALLY_PYTHON" -m pytest -p no:cacheprovider -q -rs Tests/collector "$@"
 fi
-if { [ $# -eq 0 ] && [ -z "$collector_only" ]; } || [ -n "$delivery_only" ]; then
+if { [ $# -eq 0 ] && [ -z "$only" ]; } || [ -n "$delivery_only" ]; then
     # episode-demo in app mode (the outbox and its uploader) as a process against the collector,
     # behind a proxy that answers 413/429/500, resets or stalls; kill -9, outages, a full tmpfs.
     tally_log "running the delivery tests (Tests/delivery, pytest)"
     TALLY_BIN="$PWD/.build/debug/tally" TALLY_EPISODE_DEMO="$PWD/.build/debug/episode-demo" \
         "$TALLY_PYTHON" -m pytest -p no:cacheprovider -q -rs Tests/delivery "$@"
 fi
-if [ $# -eq 0 ] && [ -z "$collector_only" ] && [ -z "$delivery_only" ]; then
+if [ $# -eq 0 ] && [ -z "$only" ]; then
     # The concurrency-heavy targets under ThreadSanitizer (a race report fails the run).
     # TallyDeliveryTests: the outbox shared by threads and instances, the uploader.
     # TallyServerTests: the group committer, the router, and `tally serve` as a

@@ -368,17 +368,22 @@ class Store:
         self._resolved: dict[str, str] = {}
 
     def resolve(self, actor_id: str) -> str:
-        """Follows first links until an id has none or one comes up a second time (a cycle)."""
+        """Follows first links until an id has none; when they run into a cycle, the cycle's
+        smallest id (by UTF-8 bytes), so that every id of a cycle is one actor."""
         if actor_id not in self._resolved:
-            seen = {actor_id}
+            path = [actor_id]
+            position = {actor_id: 0}
             current = actor_id
+            result = None
             while current in self.links:
                 following = self.links[current]
-                if following in seen:
+                if following in position:
+                    result = min(path[position[following]:], key=lambda item: item.encode())
                     break
-                seen.add(following)
+                position[following] = len(path)
+                path.append(following)
                 current = following
-            self._resolved[actor_id] = current
+            self._resolved[actor_id] = current if result is None else result
         return self._resolved[actor_id]
 
     def actor(self, event: Event, merge: bool) -> str | None:
@@ -448,6 +453,13 @@ def field_value(event: Event, field: str):
         key = field[len("properties."):] if field.startswith("properties.") else field
         value = event.properties.get(key)
     return UNSET if value is None else value
+
+
+def full_field(field: str) -> str:
+    """A field as outputs name it: a bare property key in full, `properties.KEY`."""
+    if field in TOP_LEVEL_FIELDS or field.startswith("context.") or field.startswith("properties."):
+        return field
+    return "properties." + field
 
 
 def breakdown_value(event: Event, field: str) -> str:
@@ -622,6 +634,8 @@ class Definition:
             if self.order not in ORDERS:
                 raise ReportError(f"unknown order {self.order!r}")
             self.exclusions = []
+            if self.order == "unordered" and (spec.get("exclusions") or breakdown):
+                raise ReportError("an unordered funnel takes no exclusions and no breakdown")
             for item in spec.get("exclusions", []):
                 first, second = item["between"]
                 if not 1 <= first < second <= len(self.steps):
@@ -839,7 +853,7 @@ class Reference:
             body_rows.append(row(OTHER_VALUE, [e for _, items in other for e in items]))
         total = row(None, events)
         del total["value"]
-        return {"field": d.breakdown_field, "rows": body_rows, "total": total}, any_sampled(events)
+        return {"field": full_field(d.breakdown_field), "rows": body_rows, "total": total}, any_sampled(events)
 
     def _breakdown_rows(self, d: Definition):
         events = self._in_range(d, d.selector)
@@ -895,7 +909,8 @@ class Reference:
             reached = [keys[k] for keys in reach.values() if k in keys]
             counts.append(len(reached))
             median = None
-            if k >= 2:
+            # Unordered funnels have no previous step, so no times.
+            if k >= 2 and d.order != "unordered":
                 # (t(ek), −t(e1), −t(e(k−1))): t(ek) − t(e(k−1)) = key[0] + key[2]
                 median = nearest_rank(sorted(key[0] + key[2] for key in reached), Fraction(1, 2))
             steps.append({"step": k, "label": d.steps[k - 1].label, "actors": len(reached),

@@ -27,13 +27,18 @@ struct ReportActorsCommand: AsyncParsableCommand {
         @Option(name: .long, help: "List the actors that reached step K and not step K + 1.")
         var droppedAfter: Int?
 
+        @Option(name: .long, help: "In the funnel of this breakdown value only (with --by).")
+        var value: String?
+
         @OptionGroup var options: ReportOptions
 
         func makeReport() throws -> Report {
             let definition = try funnel.definition()
             switch (reached, droppedAfter) {
-            case (let step?, nil): return try options.report(.actors(.funnelStep(definition, step: step)))
-            case (nil, let step?): return try options.report(.actors(.funnelDropped(definition, after: step)))
+            case (let step?, nil):
+                return try options.report(.actors(.funnelStep(definition, step: step, value: value)))
+            case (nil, let step?):
+                return try options.report(.actors(.funnelDropped(definition, after: step, value: value)))
             default: throw ValidationError("Give --reached K or --dropped-after K.")
             }
         }
@@ -82,14 +87,17 @@ struct ReportActorsCommand: AsyncParsableCommand {
                 """
         )
 
-        @Option(name: .long, help: "The event: NAME, NAME|NAME, or NAME where FILTER.")
-        var event: String
+        @Option(name: .long, help: "The event: NAME, NAME|NAME, or NAME where FILTER (default: every event).")
+        var event: String?
 
         @Option(name: .customLong("by"), help: "The field.")
         var field: String
 
-        @Option(name: .long, help: "The value, as the breakdown names it.")
+        @Option(name: .long, help: "The value, as the breakdown names it ((none), (other)).")
         var value: String
+
+        @Option(name: .long, help: "The breakdown's rows (for --value (other)).")
+        var top: Int?
 
         @OptionGroup var options: ReportOptions
 
@@ -98,7 +106,8 @@ struct ReportActorsCommand: AsyncParsableCommand {
             do throws(ReportError) { field = try ReportField(self.field) } catch {
                 throw ValidationError("--by \(error.message)")
             }
-            let definition = BreakdownDefinition(event: try selector(event, option: "--event"), field: field)
+            let selected = try event.map { try selector($0, option: "--event") } ?? EventSelector(names: [])
+            let definition = BreakdownDefinition(event: selected, field: field, top: top)
             return try options.report(.actors(.breakdownValue(definition, value: value)))
         }
 

@@ -13,8 +13,8 @@ struct ReportBreakdownCommand: AsyncParsableCommand {
             """
     )
 
-    @Option(name: .long, help: "The event: NAME, NAME|NAME, or NAME where FILTER.")
-    var event: String
+    @Option(name: .long, help: "The event: NAME, NAME|NAME, or NAME where FILTER (default: every event).")
+    var event: String?
 
     @Option(name: .customLong("by"), help: "The field: a property, context.KEY, feature, …")
     var field: String
@@ -26,8 +26,11 @@ struct ReportBreakdownCommand: AsyncParsableCommand {
 
     func makeReport() throws -> Report {
         let field: ReportField
-        do throws(ReportError) { field = try ReportField(self.field) } catch { throw ValidationError("--by \(error.message)") }
-        let definition = BreakdownDefinition(event: try selector(event, option: "--event"), field: field, top: top)
+        do throws(ReportError) { field = try ReportField(self.field) } catch {
+            throw ValidationError("--by \(error.message)")
+        }
+        let selected = try event.map { try selector($0, option: "--event") } ?? EventSelector(names: [])
+        let definition = BreakdownDefinition(event: selected, field: field, top: top)
         return try options.report(.breakdown(definition))
     }
 

@@ -60,6 +60,8 @@ struct ReportLintCommand: AsyncParsableCommand {
             Terminal.error("\(errors) error\(errors == 1 ? "" : "s") in \(directory)")
             throw ExitCode.findings
         }
-        Terminal.print("ok: \(reports) report\(reports == 1 ? "" : "s") in \(files.count) file\(files.count == 1 ? "" : "s")")
+        Terminal.print(
+            "ok: \(reports) report\(reports == 1 ? "" : "s") in \(files.count) file\(files.count == 1 ? "" : "s")"
+        )
     }
 }

@@ -59,20 +59,34 @@ struct ReportOptions: ParsableArguments {
         var range = ReportRange()
         if let since {
             guard let end = ReportRange.parseEnd(since) else {
-                throw ReportError(.invalidValue, path: "--since", "\(since.debugDescription): RFC 3339 or a date (2026-11-01)")
+                throw ReportError(
+                    .invalidValue,
+                    path: "--since",
+                    "\(since.debugDescription): RFC 3339 or a date (2026-11-01)"
+                )
             }
             range.since = end
         }
         if let until {
             guard let end = ReportRange.parseEnd(until) else {
-                throw ReportError(.invalidValue, path: "--until", "\(until.debugDescription): RFC 3339 or a date (2026-11-01)")
+                throw ReportError(
+                    .invalidValue,
+                    path: "--until",
+                    "\(until.debugDescription): RFC 3339 or a date (2026-11-01)"
+                )
             }
             range.until = end
         }
         if let last {
-            guard since == nil else { throw ReportError(.invalidValue, path: "--last", "give --since or --last, not both") }
+            guard since == nil else {
+                throw ReportError(.invalidValue, path: "--last", "give --since or --last, not both")
+            }
             guard let duration = ReportRange.parseDuration(last) else {
-                throw ReportError(.invalidValue, path: "--last", "\(last.debugDescription): a duration such as 30d, 12h or 2w")
+                throw ReportError(
+                    .invalidValue,
+                    path: "--last",
+                    "\(last.debugDescription): a duration such as 30d, 12h or 2w"
+                )
             }
             range.last = duration
         }

@@ -40,7 +40,9 @@ struct ReportOutputOptions: ParsableArguments {
     /// not sent yet (the report shows zeros for them).
     static func noteMissing(_ report: Report, seen: Set<String>) {
         let missing = Set(report.selectors.flatMap(\.names)).subtracting(seen).sorted()
-        for name in missing { Terminal.error("note: the store holds no event named \(name.debugDescription) in the range") }
+        for name in missing {
+            Terminal.error("note: the store holds no event named \(name.debugDescription) in the range")
+        }
     }
 
     /// Runs `report` on the chosen store: its scope, answer and the store's headline.
@@ -60,7 +62,9 @@ struct ReportOutputOptions: ParsableArguments {
             (scope, result) = try await Self.running { try await ReportRunner.run(report, on: source) }
             Self.noteMissing(report, seen: source.names.withLock { $0 })
             let problems = source.problems.withLock { $0 }
-            if problems > 0 { Terminal.error("note: \(problems) unreadable or torn line(s) in the file store were left out") }
+            if problems > 0 {
+                Terminal.error("note: \(problems) unreadable or torn line(s) in the file store were left out")
+            }
         case .postgres:
             do {
                 let connection = try await PostgresConnection.connect(chosen.conninfo)

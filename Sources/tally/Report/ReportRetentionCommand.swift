@@ -9,7 +9,7 @@ struct ReportRetentionCommand: AsyncParsableCommand {
         discussion: """
             Examples:
               tally report retention --start episode_list_viewed --return player_opened --period week --periods 8
-              tally report retention --start app_opened --return app_opened --period day --periods 30 --cohorts recurring
+              tally report retention --start app_opened --return app_opened --period day --periods 30 --cohort-mode recurring
             """
     )
 

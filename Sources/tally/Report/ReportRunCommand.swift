@@ -50,7 +50,8 @@ struct ReportRunCommand: AsyncParsableCommand {
         }
         let text: String
         if output.format == .json, let title = file.title {
-            text = "{\"title\":" + JSONWriter.text(.string(title)) + ",\"reports\":["
+            text =
+                "{\"title\":" + JSONWriter.text(.string(title)) + ",\"reports\":["
                 + texts.map { $0.trimmingCharacters(in: .newlines) }.joined(separator: ",") + "]}\n"
         } else {
             text = texts.joined(separator: "\n")

@@ -16,7 +16,7 @@ struct RetentionOptions: ParsableArguments {
     var periods: Int = 8
 
     @Option(name: .long, help: "first-time (the first-ever start event) or recurring (each period with one).")
-    var cohorts: String = "first-time"
+    var cohortMode: String = "first-time"
 
     func definition() throws -> RetentionDefinition {
         var retention = RetentionDefinition(
@@ -25,8 +25,8 @@ struct RetentionOptions: ParsableArguments {
         )
         retention.period = period
         retention.periods = periods
-        guard let mode = RetentionDefinition.CohortMode(rawValue: cohorts.replacingOccurrences(of: "-", with: "_"))
-        else { throw ValidationError("--cohorts \(cohorts.debugDescription): first-time or recurring.") }
+        guard let mode = RetentionDefinition.CohortMode(rawValue: cohortMode.replacingOccurrences(of: "_", with: "-"))
+        else { throw ValidationError("--cohort-mode \(cohortMode.debugDescription): first-time or recurring.") }
         retention.cohortMode = mode
         return retention
     }

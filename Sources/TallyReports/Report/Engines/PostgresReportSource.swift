@@ -76,7 +76,11 @@ package struct PostgresReportSource: ReportEventSource {
 
     /// A `text[]` literal: every element double-quoted, with its quotes and backslashes escaped.
     static func arrayLiteral(_ values: [String]) -> String {
-        "{" + values.map { "\"" + $0.replacingOccurrences(of: "\\", with: "\\\\").replacingOccurrences(of: "\"", with: "\\\"") + "\"" }
+        "{"
+            + values.map {
+                "\"" + $0.replacingOccurrences(of: "\\", with: "\\\\").replacingOccurrences(of: "\"", with: "\\\"")
+                    + "\""
+            }
             .joined(separator: ",") + "}"
     }
 }

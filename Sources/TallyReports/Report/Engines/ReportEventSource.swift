@@ -28,7 +28,7 @@ package enum ReportRunner {
         case .retention(let retention): evaluation = try RetentionEvaluation(scope: scope, definition: retention)
         case .actors(let target):
             switch target {
-            case .funnelStep(let funnel, _), .funnelDropped(let funnel, _):
+            case .funnelStep(let funnel, _, _), .funnelDropped(let funnel, _, _):
                 evaluation = FunnelEvaluation(scope: scope, definition: funnel, target: target)
             case .retentionCell(let retention, let cohort, let offset):
                 evaluation = try RetentionEvaluation(scope: scope, definition: retention, target: (cohort, offset))

@@ -16,7 +16,11 @@ package struct BreakdownEvaluation: ReportEvaluation {
     }
 
     package var needs: EventNeeds {
-        EventNeeds(from: scope.since, to: scope.until, names: Set(definition.event.names))
+        EventNeeds(
+            from: scope.since,
+            to: scope.until,
+            names: definition.event.names.isEmpty ? nil : Set(definition.event.names)
+        )
     }
 
     package mutating func consume(_ event: EventEnvelope) {
@@ -30,16 +34,26 @@ package struct BreakdownEvaluation: ReportEvaluation {
         total.add(event, actor: actor)
     }
 
-    /// The actors behind one value's row.
+    /// The actors behind one value's row (also past --top), or behind `(other)`.
     package func actors(ofValue value: String) -> [String] {
-        actors.sortedIDs(rows[value]?.actorSet ?? [])
+        guard value == BreakdownValue.other, let top = definition.top else {
+            return actors.sortedIDs(rows[value]?.actorSet ?? [])
+        }
+        var union = Set<Int32>()
+        for (_, accumulator) in ranked().dropFirst(top) { union.formUnion(accumulator.actorSet) }
+        return actors.sortedIDs(union)
     }
 
-    package mutating func finish() -> ReportResult {
-        var ordered = rows.sorted { lhs, rhs in
+    /// The rows, most events first, then by value.
+    private func ranked() -> [(key: String, value: MeasureAccumulator)] {
+        rows.sorted { lhs, rhs in
             lhs.value.events != rhs.value.events
                 ? lhs.value.events > rhs.value.events : BreakdownValue.precedes(lhs.key, rhs.key)
         }
+    }
+
+    package mutating func finish() -> ReportResult {
+        var ordered = ranked()
         if let top = definition.top, ordered.count > top {
             var other = ordered[top].value
             for extra in ordered[(top + 1)...] { other.merge(extra.value) }

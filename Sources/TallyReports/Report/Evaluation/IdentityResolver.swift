@@ -26,7 +26,9 @@ package struct IdentityResolver: Sendable {
         guard let from, let target = record.userID, from != target else { return }
         let link = Link(target: target, time: record.occurredAt, recordID: record.eventID)
         if let existing = links[from],
-            (existing.time, existing.recordID.high, existing.recordID.low) <= (link.time, link.recordID.high, link.recordID.low)
+            (existing.time, existing.recordID.high, existing.recordID.low) <= (
+                link.time, link.recordID.high, link.recordID.low
+            )
         {
             return
         }
@@ -36,12 +38,19 @@ package struct IdentityResolver: Sendable {
     /// How many ids have a link.
     package var count: Int { links.count }
 
-    /// The id `id` counts as.
+    /// The id `id` counts as: the end of its first links, or, when they run into a cycle, the
+    /// cycle's smallest id (by UTF-8 bytes), so that every id of a cycle is one actor.
     package func resolve(_ id: String) -> String {
         guard links[id] != nil else { return id }
-        var seen: Set<String> = [id]
+        var path = [id]
+        var position: [String: Int] = [id: 0]
         var current = id
-        while let next = links[current]?.target, seen.insert(next).inserted {
+        while let next = links[current]?.target {
+            if let start = position[next] {
+                return path[start...].min { Array($0.utf8).lexicographicallyPrecedes(Array($1.utf8)) }!
+            }
+            position[next] = path.count
+            path.append(next)
             current = next
         }
         return current

@@ -63,12 +63,13 @@ package struct MeasureAccumulator: Sendable {
     /// The actors counted (for `actors`).
     package var actorSet: Set<Int32> { actors }
 
-    /// Σ 1/sample_rate over the events, rounded half to even; summed per rate in rate order, so
-    /// every store computes it the same way.
+    /// Σ 1/sample_rate over the events, rounded to the nearest integer (halves up, as `tally
+    /// summary` rounds its estimate); summed per rate in rate order, so every store computes it
+    /// the same way.
     package var estimated: Int {
         var total = 0.0
         for (rate, count) in byRate.sorted(by: { $0.key < $1.key }) { total += Double(count) / rate }
-        return Int(total.rounded(.toNearestOrEven))
+        return Int(total.rounded(.toNearestOrAwayFromZero))
     }
 
     /// How many property values the decimal measures used.

@@ -68,7 +68,7 @@ package struct RetentionEvaluation: ReportEvaluation {
         let starts = definition.start.matches(event)
         let returns = inRange && definition.returning.matches(event)
         guard starts || returns else { return }
-        if event.sampleRate != nil { sampled = true }
+        if event.sampleRate != nil, inRange { sampled = true }
         let actor = actors.index(id)
         if starts {
             switch definition.cohortMode {

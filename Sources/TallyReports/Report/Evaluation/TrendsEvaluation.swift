@@ -51,7 +51,7 @@ package struct TrendsEvaluation: ReportEvaluation {
         EventNeeds(
             from: definition.compare ? previousSince : scope.since,
             to: scope.until,
-            names: Set(definition.events.flatMap(\.names))
+            names: definition.events.contains { $0.names.isEmpty } ? nil : Set(definition.events.flatMap(\.names))
         )
     }
 
@@ -115,10 +115,12 @@ package struct TrendsEvaluation: ReportEvaluation {
             for (key, entry) in ordered {
                 result.series.append(
                     TrendsResult.Series(
-                        event: selector.description,
+                        event: selector.label,
                         breakdown: definition.breakdown == nil ? nil : key,
                         values: entry.buckets.map(\.value),
                         total: entry.total.value,
+                        valuesUsed: definition.measure.property == nil ? nil : entry.buckets.map(\.valuesUsed),
+                        valuesUsedTotal: definition.measure.property == nil ? nil : entry.total.valuesUsed,
                         estimated: definition.measure == .count ? entry.buckets.map(\.estimated) : nil,
                         estimatedTotal: definition.measure == .count ? entry.total.estimated : nil,
                         previous: definition.compare ? entry.previous.map(\.value) : nil,
@@ -138,6 +140,9 @@ package struct TrendsResult: Sendable {
         package var breakdown: String?
         package var values: [MeasureValue]
         package var total: MeasureValue
+        /// Decimal measures: how many property values each bucket (and the range) used.
+        package var valuesUsed: [Int]?
+        package var valuesUsedTotal: Int?
         package var estimated: [Int]?
         package var estimatedTotal: Int?
         package var previous: [MeasureValue]?

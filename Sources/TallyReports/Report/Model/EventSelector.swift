@@ -12,10 +12,13 @@ package struct EventSelector: Sendable, Hashable, CustomStringConvertible {
         self.filters = filters
     }
 
-    /// Whether `event` is one of these.
+    /// Whether `event` is one of these (any name when `names` is empty).
     package func matches(_ event: EventEnvelope) -> Bool {
-        names.contains(event.name) && filters.allSatisfy { $0.matches(event) }
+        (names.isEmpty || names.contains(event.name)) && filters.allSatisfy { $0.matches(event) }
     }
+
+    /// How outputs name it: the names joined by `|` (a trend's series, a funnel's step).
+    package var label: String { names.joined(separator: "|") }
 
     /// `player_opened|episode_detail_play_tapped where position < 3`.
     package var description: String {

@@ -45,7 +45,8 @@ package struct Report: Sendable, Hashable {
         case .retention(let retention): [retention.start, retention.returning]
         case .actors(let target):
             switch target {
-            case .funnelStep(let funnel, _), .funnelDropped(let funnel, _): funnel.steps + funnel.exclusions.map(\.event)
+            case .funnelStep(let funnel, _, _), .funnelDropped(let funnel, _, _):
+                funnel.steps + funnel.exclusions.map(\.event)
             case .retentionCell(let retention, _, _): [retention.start, retention.returning]
             case .breakdownValue(let breakdown, _): [breakdown.event]
             }
@@ -67,6 +68,13 @@ package struct Report: Sendable, Hashable {
             }
             guard funnel.window > 0 else {
                 throw ReportError(.invalidValue, path: path + "window", "the window must be above zero")
+            }
+            if funnel.order == .unordered, funnel.breakdown != nil {
+                throw ReportError(
+                    .invalidValue,
+                    path: path + "breakdown",
+                    "an unordered funnel takes no breakdown: its chains have no first step"
+                )
             }
             for (index, exclusion) in funnel.exclusions.enumerated() {
                 guard funnel.order != .unordered else {
@@ -111,10 +119,23 @@ package struct Report: Sendable, Hashable {
         case .retention(let retention): try checkRetention(retention, path: "")
         case .actors(let target):
             switch target {
-            case .funnelStep(let funnel, let step), .funnelDropped(let funnel, let step):
+            case .funnelStep(let funnel, let step, _):
                 try checkFunnel(funnel, path: "")
                 guard (1...funnel.steps.count).contains(step) else {
-                    throw ReportError(.invalidValue, path: "step", "step \(step) of a \(funnel.steps.count)-step funnel")
+                    throw ReportError(
+                        .invalidValue,
+                        path: "reached",
+                        "step \(step) of a \(funnel.steps.count)-step funnel"
+                    )
+                }
+            case .funnelDropped(let funnel, let step, _):
+                try checkFunnel(funnel, path: "")
+                guard (1..<funnel.steps.count).contains(step) else {
+                    throw ReportError(
+                        .invalidValue,
+                        path: "dropped_after",
+                        "a step before the last of a \(funnel.steps.count)-step funnel, not \(step)"
+                    )
                 }
             case .retentionCell(let retention, _, let offset):
                 try checkRetention(retention, path: "")

@@ -46,6 +46,8 @@ package struct FunnelDefinition: Sendable, Hashable {
     }
 
     package static let stepLimits = 2...10
+    /// A day, unless a funnel says otherwise.
+    package static let defaultWindow: Int64 = 86_400_000_000_000
 
     package var steps: [EventSelector]
     /// In nanoseconds, above zero.
@@ -64,7 +66,7 @@ package struct FunnelDefinition: Sendable, Hashable {
 /// A retention report's own part (docs/reports.md, Retention).
 package struct RetentionDefinition: Sendable, Hashable {
     package enum CohortMode: String, Sendable, Hashable, CaseIterable {
-        case firstTime = "first_time"
+        case firstTime = "first-time"
         case recurring
     }
 
@@ -84,10 +86,10 @@ package struct RetentionDefinition: Sendable, Hashable {
 
 /// The drill-down: which number's actors to list.
 package enum ActorsTarget: Sendable, Hashable {
-    /// Actors that reach funnel step `step` (1-based).
-    case funnelStep(FunnelDefinition, step: Int)
+    /// Actors that reach funnel step `step` (1-based); with `value`, in that breakdown value's funnel.
+    case funnelStep(FunnelDefinition, step: Int, value: String? = nil)
     /// Actors that reach step `step` and not the next.
-    case funnelDropped(FunnelDefinition, after: Int)
+    case funnelDropped(FunnelDefinition, after: Int, value: String? = nil)
     /// The actors of a retention cell: the cohort starting at `cohort` (a bucket name, or any
     /// instant in that period), at `offset` periods.
     case retentionCell(RetentionDefinition, cohort: String, offset: Int)

@@ -59,7 +59,9 @@ package struct ReportFilter: Sendable, Hashable, CustomStringConvertible {
         case .one:
             guard values.count == 1 else { throw ReportError(.missing, path: "", "\(op.rawValue) takes one value") }
         case .list:
-            guard !values.isEmpty else { throw ReportError(.missing, path: "", "\(op.rawValue) takes a list of values") }
+            guard !values.isEmpty else {
+                throw ReportError(.missing, path: "", "\(op.rawValue) takes a list of values")
+            }
         }
         if op.isNumeric, numbers[0] == nil {
             throw ReportError(

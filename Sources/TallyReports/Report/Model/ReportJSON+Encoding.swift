@@ -35,14 +35,23 @@ extension ReportJSON {
         case .retention(let retention): return self.retention(retention)
         case .actors(let target):
             switch target {
-            case .funnelStep(let funnel, let step):
-                return [of("funnel", self.funnel(funnel)), JSONMember(key: "step", value: number(step))]
-            case .funnelDropped(let funnel, let step):
-                return [of("funnel", self.funnel(funnel)), JSONMember(key: "dropped_after", value: number(step))]
+            case .funnelStep(let funnel, let step, let value):
+                return [
+                    of("funnel", self.funnel(funnel)),
+                    select([JSONMember(key: "reached", value: number(step))] + valueMember(value)),
+                ]
+            case .funnelDropped(let funnel, let step, let value):
+                return [
+                    of("funnel", self.funnel(funnel)),
+                    select([JSONMember(key: "dropped_after", value: number(step))] + valueMember(value)),
+                ]
             case .retentionCell(let retention, let cohort, let offset):
                 return [
-                    of("retention", self.retention(retention)), JSONMember(key: "cohort", value: .string(cohort)),
-                    JSONMember(key: "offset", value: number(offset)),
+                    of("retention", self.retention(retention)),
+                    select([
+                        JSONMember(key: "cohort", value: .string(cohort)),
+                        JSONMember(key: "offset", value: number(offset)),
+                    ]),
                 ]
             case .breakdownValue(let definition, let value):
                 return [
@@ -53,10 +62,18 @@ extension ReportJSON {
                             breakdown(definition.field, top: nil),
                         ]
                     ),
-                    JSONMember(key: "value", value: .string(value)),
+                    select([JSONMember(key: "value", value: .string(value))]),
                 ]
             }
         }
+    }
+
+    private static func select(_ members: [JSONMember]) -> JSONMember {
+        JSONMember(key: "select", value: .object(members))
+    }
+
+    private static func valueMember(_ value: String?) -> [JSONMember] {
+        value.map { [JSONMember(key: "value", value: .string($0))] } ?? []
     }
 
     private static func of(_ kind: String, _ members: [JSONMember]) -> JSONMember {
@@ -75,9 +92,14 @@ extension ReportJSON {
                     key: "exclusions",
                     value: .array(
                         funnel.exclusions.map { exclusion in
-                            guard case .object(var fields) = selector(exclusion.event, expanded: true) else { return .null }
+                            guard case .object(var fields) = selector(exclusion.event, expanded: true) else {
+                                return .null
+                            }
                             fields.append(
-                                JSONMember(key: "between", value: .array([number(exclusion.from), number(exclusion.to)]))
+                                JSONMember(
+                                    key: "between",
+                                    value: .array([number(exclusion.from), number(exclusion.to)])
+                                )
                             )
                             return .object(fields)
                         }
@@ -95,7 +117,7 @@ extension ReportJSON {
             JSONMember(key: "return", value: selector(retention.returning)),
             JSONMember(key: "period", value: .string(retention.period.rawValue)),
             JSONMember(key: "periods", value: number(retention.periods)),
-            JSONMember(key: "cohort", value: .string(retention.cohortMode.rawValue)),
+            JSONMember(key: "cohort_mode", value: .string(retention.cohortMode.rawValue)),
         ]
     }
 
@@ -123,7 +145,8 @@ extension ReportJSON {
                 switch filter.op.arity {
                 case .none: break
                 case .one: members.append(JSONMember(key: "value", value: .string(filter.values[0])))
-                case .list: members.append(JSONMember(key: "values", value: .array(filter.values.map(JSONValue.string))))
+                case .list:
+                    members.append(JSONMember(key: "values", value: .array(filter.values.map(JSONValue.string))))
                 }
                 return .object(members)
             }

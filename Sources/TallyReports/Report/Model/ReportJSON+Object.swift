@@ -92,7 +92,11 @@ extension ReportJSON {
                     throw ReportError(.missing, path: itemPath + ".op", "required")
                 }
                 guard let op = ReportFilter.Operator(spelling: opText) else {
-                    throw ReportError(.invalidValue, path: itemPath + ".op", "unknown operator \(opText.debugDescription)")
+                    throw ReportError(
+                        .invalidValue,
+                        path: itemPath + ".op",
+                        "unknown operator \(opText.debugDescription)"
+                    )
                 }
                 var values: [String] = []
                 if let value = object["value"] { values.append(try Self.scalar(value, path: itemPath + ".value")) }
@@ -134,8 +138,12 @@ extension ReportJSON {
 
         func funnel() throws(ReportError) -> FunnelDefinition {
             let steps = try selectors("steps", required: true)
-            guard let windowText = try string("window"), let window = ReportRange.parseDuration(windowText) else {
-                throw ReportError(.invalidValue, path: path + ".window", "required: a duration above zero (7d, 12h)")
+            var window = FunnelDefinition.defaultWindow
+            if let windowText = try string("window") {
+                guard let parsed = ReportRange.parseDuration(windowText) else {
+                    throw ReportError(.invalidValue, path: path + ".window", "a duration above zero (1d, 12h, 2w)")
+                }
+                window = parsed
             }
             var funnel = FunnelDefinition(steps: steps, window: window)
             if let order = try string("order") {
@@ -174,9 +182,11 @@ extension ReportJSON {
                 retention.period = parsed
             }
             retention.periods = try int("periods") ?? retention.periods
-            if let mode = try string("cohort") {
-                guard let parsed = RetentionDefinition.CohortMode(rawValue: mode) else {
-                    throw ReportError(.invalidValue, path: path + ".cohort", "first_time or recurring")
+            if let mode = try string("cohort_mode") {
+                guard
+                    let parsed = RetentionDefinition.CohortMode(rawValue: mode.replacingOccurrences(of: "_", with: "-"))
+                else {
+                    throw ReportError(.invalidValue, path: path + ".cohort_mode", "first-time or recurring")
                 }
                 retention.cohortMode = parsed
             }
@@ -188,28 +198,35 @@ extension ReportJSON {
                 throw ReportError(.missing, path: path + ".of", "required: the funnel, retention or breakdown report")
             }
             let inner = try Object(of, path: path + ".of")
+            guard let selectValue = members["select"] else {
+                throw ReportError(.missing, path: path + ".select", "required: which actors ({\"reached\": K}, …)")
+            }
+            let select = try Object(selectValue, path: path + ".select")
             switch try inner.string("kind") {
             case "funnel":
                 let funnel = try inner.funnel()
-                if let step = try int("step") { return .funnelStep(funnel, step: step) }
-                if let step = try int("dropped_after") { return .funnelDropped(funnel, after: step) }
-                throw ReportError(.missing, path: path + ".step", "required: step or dropped_after")
+                let value = try select.string("value")
+                if let step = try select.int("reached") { return .funnelStep(funnel, step: step, value: value) }
+                if let step = try select.int("dropped_after") {
+                    return .funnelDropped(funnel, after: step, value: value)
+                }
+                throw ReportError(.missing, path: path + ".select", "required: reached or dropped_after")
             case "retention":
-                guard let cohort = try string("cohort"), let offset = try int("offset") else {
-                    throw ReportError(.missing, path: path + ".cohort", "required: cohort and offset")
+                guard let cohort = try select.string("cohort"), let offset = try select.int("offset") else {
+                    throw ReportError(.missing, path: path + ".select", "required: cohort and offset")
                 }
                 return .retentionCell(try inner.retention(), cohort: cohort, offset: offset)
             case "breakdown":
                 guard let breakdown = try inner.breakdown() else {
                     throw ReportError(.missing, path: path + ".of.breakdown", "required")
                 }
-                guard let value = try string("value") else {
-                    throw ReportError(.missing, path: path + ".value", "required: the breakdown value")
+                guard let value = try select.string("value") else {
+                    throw ReportError(.missing, path: path + ".select.value", "required: the breakdown value")
                 }
-                return .breakdownValue(
-                    BreakdownDefinition(event: try inner.selector("event"), field: breakdown.field),
-                    value: value
-                )
+                let event =
+                    inner["event"] == nil || inner["event"] == .null
+                    ? EventSelector(names: []) : try inner.selector("event")
+                return .breakdownValue(BreakdownDefinition(event: event, field: breakdown.field), value: value)
             default:
                 throw ReportError(.invalidValue, path: path + ".of.kind", "funnel, retention or breakdown")
             }

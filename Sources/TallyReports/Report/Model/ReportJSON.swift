@@ -7,7 +7,11 @@ package enum ReportJSON {
     package static func decode(_ value: JSONValue, path: String = "$") throws(ReportError) -> Report {
         let object = try Object(value, path: path)
         guard let kind = try object.string("kind") else {
-            throw ReportError(.missing, path: path + ".kind", "required: trends, breakdown, funnel, retention or actors")
+            throw ReportError(
+                .missing,
+                path: path + ".kind",
+                "required: trends, breakdown, funnel, retention or actors"
+            )
         }
         var report: Report
         switch kind {
@@ -34,7 +38,9 @@ package enum ReportJSON {
             guard let breakdown = try object.breakdown() else {
                 throw ReportError(.missing, path: path + ".breakdown", "required: {\"field\": …}")
             }
-            let event = try object.selector("event")
+            let event =
+                object["event"] == nil || object["event"] == .null
+                ? EventSelector(names: []) : try object.selector("event")
             report = Report(.breakdown(BreakdownDefinition(event: event, field: breakdown.field, top: breakdown.top)))
         case "funnel":
             report = Report(.funnel(try object.funnel()))
@@ -57,6 +63,9 @@ package enum ReportJSON {
             }
         }
         report.filters = try object.filters("filters")
+        if let feature = try object.string("feature") {
+            report.filters.append(try ReportFilter(field: .feature, op: .equals, values: [feature]))
+        }
         report.mergeIdentities = try object.bool("merge_identities") ?? true
         do throws(ReportError) { try report.validate() } catch {
             throw ReportError(error.code, path: path + "." + error.path, error.message)

@@ -26,7 +26,10 @@ package enum ReportPlanCheck {
                 let plan = event.file ?? "the plan of \(event.feature)"
                 guard let property = event.properties.property(key) else {
                     findings.append(
-                        Finding(isError: false, message: "\(plan) declares no property \(key.debugDescription) for \(name)")
+                        Finding(
+                            isError: false,
+                            message: "\(plan) declares no property \(key.debugDescription) for \(name)"
+                        )
                     )
                     continue
                 }

@@ -57,7 +57,9 @@ package struct ReportRange: Sendable, Hashable {
     }
 
     /// The instants, in `zone`, with `now` for a range that ends now.
-    package func resolve(in zone: ReportZone, now: Timestamp) throws(ReportError) -> (since: Timestamp, until: Timestamp) {
+    package func resolve(in zone: ReportZone, now: Timestamp) throws(ReportError) -> (
+        since: Timestamp, until: Timestamp
+    ) {
         func instant(_ end: End) -> Timestamp {
             switch end {
             case .instant(let time): time

@@ -81,7 +81,8 @@ package struct ReportZone: Sendable, Hashable {
         return result
     }
 
-    /// `2026-03-29T00:00:00+01:00`: the local time to the second, with the offset (`+00:00` in UTC).
+    /// `2026-03-29T00:00:00+01:00`: the local time to the second (and the microseconds when they
+    /// are not zero), with the offset (`+00:00` in UTC).
     package func label(_ time: Timestamp) -> String {
         let offset = Int64(calendar.timeZone.secondsFromGMT(for: Self.date(time)))
         let local = Timestamp(secondsSinceEpoch: time.secondsSinceEpoch + offset)
@@ -90,8 +91,10 @@ package struct ReportZone: Sendable, Hashable {
         func two(_ value: Int64) -> String { value < 10 ? "0\(value)" : "\(value)" }
         let sign = offset < 0 ? "-" : "+"
         let magnitude = abs(offset)
+        let micros = time.nanosecondOfSecond / 1_000
+        let fraction = micros == 0 ? "" : "." + String(String(micros + 1_000_000).dropFirst())
         return "\(date.isoString)T\(two(secondOfDay / 3600)):\(two(secondOfDay / 60 % 60)):\(two(secondOfDay % 60))"
-            + "\(sign)\(two(magnitude / 3600)):\(two(magnitude / 60 % 60))"
+            + fraction + "\(sign)\(two(magnitude / 3600)):\(two(magnitude / 60 % 60))"
     }
 }
 

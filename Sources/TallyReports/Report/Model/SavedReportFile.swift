@@ -19,7 +19,9 @@ package struct SavedReportFile: Sendable {
             for (index, item) in items.enumerated() {
                 reports.append(try ReportJSON.decode(item, path: "$.reports[\(index)]"))
             }
-            guard !reports.isEmpty else { throw ReportError(.missing, path: "$.reports", "a dashboard lists its reports") }
+            guard !reports.isEmpty else {
+                throw ReportError(.missing, path: "$.reports", "a dashboard lists its reports")
+            }
             self.reports = reports
         } else {
             reports = [try ReportJSON.decode(value)]

@@ -31,7 +31,9 @@ package enum SelectorSyntax {
                     }
                     word.append(next)
                 }
-                guard closed else { throw ReportError(.syntax, path: "", "an unclosed quote in \(text.debugDescription)") }
+                guard closed else {
+                    throw ReportError(.syntax, path: "", "an unclosed quote in \(text.debugDescription)")
+                }
                 tokens.append(.word(word, quoted: true))
             } else if "=!<>".contains(character) {
                 var op = String(character)
@@ -116,7 +118,8 @@ package enum SelectorSyntax {
     }
 
     private static func filter(_ tokens: inout ArraySlice<Token>, text: String) throws(ReportError) -> ReportFilter {
-        let usage = "\(text.debugDescription): a filter is FIELD OP VALUE (=, !=, <, <=, >, >=, contains, in (…), not in (…), is set, is not set)"
+        let usage =
+            "\(text.debugDescription): a filter is FIELD OP VALUE (=, !=, <, <=, >, >=, contains, in (…), not in (…), is set, is not set)"
         guard let (fieldText, _) = word(&tokens) else { throw ReportError(.syntax, path: "", usage) }
         let field: ReportField
         do throws(ReportError) { field = try ReportField(fieldText) } catch {
@@ -127,7 +130,9 @@ package enum SelectorSyntax {
         switch tokens.first {
         case .op(let symbol)?:
             tokens = tokens.dropFirst()
-            guard let parsed = ReportFilter.Operator(spelling: symbol) else { throw ReportError(.syntax, path: "", usage) }
+            guard let parsed = ReportFilter.Operator(spelling: symbol) else {
+                throw ReportError(.syntax, path: "", usage)
+            }
             op = parsed
         case .word(let keyword, false)?:
             tokens = tokens.dropFirst()
@@ -159,7 +164,9 @@ package enum SelectorSyntax {
             guard let (value, _) = word(&tokens) else { throw ReportError(.syntax, path: "", usage) }
             values = [value]
         case .list:
-            guard tokens.first == .open else { throw ReportError(.syntax, path: "", "\(text.debugDescription): in takes (a, b, …)") }
+            guard tokens.first == .open else {
+                throw ReportError(.syntax, path: "", "\(text.debugDescription): in takes (a, b, …)")
+            }
             tokens = tokens.dropFirst()
             while true {
                 guard let (value, _) = word(&tokens) else { throw ReportError(.syntax, path: "", usage) }

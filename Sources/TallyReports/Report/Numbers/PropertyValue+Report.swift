@@ -42,7 +42,7 @@ extension PropertyValue {
             let keys = latest.keys.sorted { Array($0.utf8).lexicographicallyPrecedes(Array($1.utf8)) }
             return "{"
                 + keys.map { key in canonicalText(.string(key)) + ":" + canonicalText(latest[key]!) }
-                    .joined(separator: ",") + "}"
+                .joined(separator: ",") + "}"
         }
     }
 

@@ -89,6 +89,10 @@ package enum ReportJSONOutput {
             JSONMember(key: "values", value: .array(series.values.map(measure))),
             JSONMember(key: "total", value: measure(series.total)),
         ]
+        if let used = series.valuesUsed {
+            members.append(JSONMember(key: "values_used", value: .array(used.map(integer))))
+            members.append(JSONMember(key: "values_used_total", value: integer(series.valuesUsedTotal ?? 0)))
+        }
         if let estimated = series.estimated {
             members.append(JSONMember(key: "estimated", value: .array(estimated.map(integer))))
             members.append(JSONMember(key: "estimated_total", value: integer(series.estimatedTotal ?? 0)))
@@ -120,7 +124,10 @@ package enum ReportJSONOutput {
                     JSONMember(key: "label", value: .string(step.label)),
                     JSONMember(key: "actors", value: integer(step.actors)),
                     JSONMember(key: "conversion_from_first", value: ratio(step.actors, first)),
-                    JSONMember(key: "conversion_from_previous", value: ratio(step.actors, previous)),
+                    JSONMember(
+                        key: "conversion_from_previous",
+                        value: index == 0 ? .null : ratio(step.actors, previous)
+                    ),
                     JSONMember(
                         key: "median_us_from_previous",
                         value: step.medianFromPrevious.map { integer(Int($0 / 1_000)) } ?? .null

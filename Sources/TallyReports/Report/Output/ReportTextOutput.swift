@@ -35,7 +35,9 @@ package enum ReportTextOutput {
                 let share = breakdown.total.events > 0 ? Double(row.events) / Double(breakdown.total.events) : 0
                 grid.add([row.value, "\(row.events)", "\(row.actors)", "\(row.estimated)", TextGrid.bar(share)])
             }
-            grid.add(["total", "\(breakdown.total.events)", "\(breakdown.total.actors)", "\(breakdown.total.estimated)"])
+            grid.add([
+                "total", "\(breakdown.total.events)", "\(breakdown.total.actors)", "\(breakdown.total.estimated)",
+            ])
             text += grid.render()
         case .funnel(let funnel):
             let window = ReportRange.durationText(funnel.window)
@@ -98,7 +100,9 @@ package enum ReportTextOutput {
             lines.append("bucket,event,breakdown,value" + (trends.measure == .count ? ",estimated" : ""))
             for series in trends.series {
                 for (index, bucket) in trends.buckets.enumerated() {
-                    var fields = [scope.zone.label(bucket), series.event, series.breakdown ?? "", series.values[index].jsonText]
+                    var fields = [
+                        scope.zone.label(bucket), series.event, series.breakdown ?? "", series.values[index].jsonText,
+                    ]
                     if let estimated = series.estimated { fields.append("\(estimated[index])") }
                     lines.append(fields.map(field).joined(separator: ","))
                 }
@@ -106,10 +110,14 @@ package enum ReportTextOutput {
         case .breakdown(let breakdown):
             lines.append("value,events,actors,estimated")
             for row in breakdown.rows {
-                lines.append([row.value, "\(row.events)", "\(row.actors)", "\(row.estimated)"].map(field).joined(separator: ","))
+                lines.append(
+                    [row.value, "\(row.events)", "\(row.actors)", "\(row.estimated)"].map(field).joined(separator: ",")
+                )
             }
         case .funnel(let funnel):
-            lines.append("breakdown,step,event,actors,conversion_from_first,conversion_from_previous,median_us_from_previous")
+            lines.append(
+                "breakdown,step,event,actors,conversion_from_first,conversion_from_previous,median_us_from_previous"
+            )
             let rows: [(value: String, steps: [FunnelResult.Step])] =
                 [(value: "", steps: funnel.steps)] + (funnel.breakdown ?? []).map { ($0.value, $0.steps) }
             for row in rows {
@@ -130,7 +138,8 @@ package enum ReportTextOutput {
             lines.append("cohort,size," + (0...retention.periods).map { "period_\($0)" }.joined(separator: ","))
             for cohort in retention.cohorts {
                 lines.append(
-                    ([scope.zone.label(cohort.start), "\(cohort.size)"] + cohort.counts.map { $0.map(String.init) ?? "" })
+                    ([scope.zone.label(cohort.start), "\(cohort.size)"]
+                        + cohort.counts.map { $0.map(String.init) ?? "" })
                         .joined(separator: ",")
                 )
             }

@@ -44,17 +44,21 @@ package struct FunnelEvaluation: ReportEvaluation {
 
     package mutating func consume(_ event: EventEnvelope) {
         let time = event.occurredAt.nanosecondsSinceEpoch
-        guard time >= rules.since, time - rules.until < definition.window, scope.passesFilters(event),
-            let id = scope.actor(of: event)
-        else { return }
+        guard time >= rules.since, time - rules.until < definition.window, let id = scope.actor(of: event) else {
+            return
+        }
+        // An event outside the report's filters matches no step, but is still one of the actor's
+        // events: in a strict funnel it stands between two steps.
         var steps: UInt16 = 0
-        for (index, step) in definition.steps.enumerated() where step.matches(event) { steps |= 1 << index }
         var exclusions: UInt16 = 0
-        for (index, exclusion) in definition.exclusions.enumerated() where exclusion.event.matches(event) {
-            exclusions |= 1 << index
+        if scope.passesFilters(event) {
+            for (index, step) in definition.steps.enumerated() where step.matches(event) { steps |= 1 << index }
+            for (index, exclusion) in definition.exclusions.enumerated() where exclusion.event.matches(event) {
+                exclusions |= 1 << index
+            }
         }
         guard steps != 0 || exclusions != 0 || definition.order == .strict else { return }
-        if steps != 0, event.sampleRate != nil { sampled = true }
+        if steps != 0, event.sampleRate != nil, time < rules.until { sampled = true }
         var value: Int32 = -1
         if let field = definition.breakdown, steps & 1 != 0 {
             value = values.index(BreakdownValue.of(field, in: event))
@@ -107,12 +111,14 @@ package struct FunnelEvaluation: ReportEvaluation {
     package mutating func finish() -> ReportResult {
         run()
         if let target {
-            let chosen: [Int32]
+            let (step, exactly, value): (Int, Bool, String?)
             switch target {
-            case .funnelStep(_, let step): chosen = machines.filter { $0.value.total.reached >= step }.map(\.key)
-            case .funnelDropped(_, let step): chosen = machines.filter { $0.value.total.reached == step }.map(\.key)
-            default: chosen = []
+            case .funnelStep(_, let reached, let chosen): (step, exactly, value) = (reached, false, chosen)
+            case .funnelDropped(_, let after, let chosen): (step, exactly, value) = (after, true, chosen)
+            default: return .actors(ActorsResult(actors: []))
             }
+            let reach = self.reach(value: value)
+            let chosen = reach.filter { exactly ? $0.value.reached == step : $0.value.reached >= step }.map(\.key)
             return .actors(ActorsResult(actors: actors.sortedIDs(chosen)))
         }
         var result = FunnelResult(
@@ -123,31 +129,73 @@ package struct FunnelEvaluation: ReportEvaluation {
             sampled: sampled
         )
         if definition.breakdown != nil {
-            var byValue: [Int32: [FunnelMachine]] = [:]
-            for entry in machines.values {
-                for (value, machine) in entry.byValue { byValue[value, default: []].append(machine) }
+            let ranked = rankedValues()
+            var rows = ranked.prefix(definition.top).map { value in
+                FunnelResult.Row(value: value, steps: steps(of: Array(reach(value: value).values)))
             }
-            let rows = byValue.map { (value: values.id($0.key), steps: steps(of: $0.value)) }
-                .filter { $0.steps[0].actors > 0 }
-                .sorted { lhs, rhs in
-                    lhs.steps[0].actors != rhs.steps[0].actors
-                        ? lhs.steps[0].actors > rhs.steps[0].actors : BreakdownValue.precedes(lhs.value, rhs.value)
-                }
-            result.breakdown = rows.prefix(definition.top).map { FunnelResult.Row(value: $0.value, steps: $0.steps) }
+            // The values past --top are one more funnel: the chains whose first event has one of them.
+            if ranked.count > definition.top {
+                let rest = Set(ranked[definition.top...].map { values.index($0) })
+                rows.append(
+                    FunnelResult.Row(value: BreakdownValue.other, steps: steps(of: Array(reach(values: rest).values)))
+                )
+            }
+            result.breakdown = rows
         }
         return .funnel(result)
     }
 
+    /// The breakdown values, most step-1 actors first, then by bytes.
+    private mutating func rankedValues() -> [String] {
+        var starters: [Int32: Int] = [:]
+        for entry in machines.values {
+            for (value, machine) in entry.byValue where machine.reached >= 1 { starters[value, default: 0] += 1 }
+        }
+        return starters.sorted { lhs, rhs in
+            lhs.value != rhs.value
+                ? lhs.value > rhs.value : BreakdownValue.precedes(values.id(lhs.key), values.id(rhs.key))
+        }.map { values.id($0.key) }
+    }
+
+    /// Each actor's reach: in the whole funnel (nil), in one value's funnel, or in some values' funnels.
+    private mutating func reach(value: String?) -> [Int32: (reached: Int, reaches: [FunnelMachine.Reach?])] {
+        guard let value else {
+            return machines.mapValues { ($0.total.reached, $0.total.reaches) }
+        }
+        if value == BreakdownValue.other {
+            let ranked = rankedValues()
+            return reach(values: Set(ranked.dropFirst(definition.top).map { values.index($0) }))
+        }
+        return reach(values: [values.index(value)])
+    }
+
+    private func reach(values chosen: Set<Int32>) -> [Int32: (reached: Int, reaches: [FunnelMachine.Reach?])] {
+        var result: [Int32: (reached: Int, reaches: [FunnelMachine.Reach?])] = [:]
+        for (actor, entry) in machines {
+            let mine = entry.byValue.filter { chosen.contains($0.key) }.map(\.value)
+            guard !mine.isEmpty else { continue }
+            let merged = FunnelMachine.merged(mine)
+            if merged.reached > 0 { result[actor] = merged }
+        }
+        return result
+    }
+
     private func steps(of machines: [FunnelMachine]) -> [FunnelResult.Step] {
+        steps(of: machines.map { ($0.reached, $0.reaches) })
+    }
+
+    private func steps(of reaches: [(reached: Int, reaches: [FunnelMachine.Reach?])]) -> [FunnelResult.Step] {
         var steps: [FunnelResult.Step] = []
         for (index, selector) in definition.steps.enumerated() {
             let step = index + 1
-            let reaching = machines.filter { $0.reached >= step }
-            let times = definition.order == .unordered || step == 1 ? [] : reaching.compactMap { $0.times[index] }
+            let reaching = reaches.filter { $0.reached >= step }
+            let times =
+                definition.order == .unordered || step == 1
+                ? [] : reaching.compactMap { $0.reaches[index].map { $0.time - $0.previous } }
             steps.append(
                 FunnelResult.Step(
                     step: step,
-                    label: selector.description,
+                    label: selector.label,
                     actors: reaching.count,
                     medianFromPrevious: times.isEmpty ? nil : Self.nearestRankMedian(times)
                 )

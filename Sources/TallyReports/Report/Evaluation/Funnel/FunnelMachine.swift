@@ -27,14 +27,46 @@ package struct FunnelMachine: Sendable {
     private var recent: [(time: Int64, steps: UInt16)] = []
     /// The furthest step reached (0: none).
     package private(set) var reached = 0
-    /// Per step (index j − 1), the conversion time from the previous step when first reached.
-    package private(set) var times: [Int64?]
+    /// Per step (index j − 1), the chain that reached it first: its step-j time, its start and its
+    /// previous step's time (docs/reports.md: earliest ej, then latest e1, then latest e(j−1)).
+    package private(set) var reaches: [Reach?]
+
+    /// How a step was first reached.
+    package struct Reach: Sendable, Hashable {
+        package var time: Int64
+        package var start: Int64
+        package var previous: Int64
+
+        /// Whether this chain is the one the definition picks over `other`.
+        package func precedes(_ other: Reach) -> Bool {
+            (time, -start, -previous) < (other.time, -other.start, -other.previous)
+        }
+    }
+
+    /// Per step (index j − 1), the conversion time from the previous step.
+    package var times: [Int64?] {
+        reaches.enumerated().map { $0.offset == 0 ? nil : $0.element.map { $0.time - $0.previous } }
+    }
+
+    /// An actor's furthest reach over several machines (the chains of several breakdown values).
+    package static func merged(_ machines: [FunnelMachine]) -> (reached: Int, reaches: [Reach?]) {
+        var reached = 0
+        var reaches: [Reach?] = machines.first.map { Array(repeating: nil, count: $0.reaches.count) } ?? []
+        for machine in machines {
+            reached = max(reached, machine.reached)
+            for (index, reach) in machine.reaches.enumerated() {
+                guard let reach else { continue }
+                if reaches[index].map({ reach.precedes($0) }) ?? true { reaches[index] = reach }
+            }
+        }
+        return (reached, reaches)
+    }
     /// Only step-1 events with this value start chains (-1: any).
     private let value: Int32
 
     package init(rules: FunnelRules, value: Int32 = -1) {
         chains = Array(repeating: [], count: rules.steps)
-        times = Array(repeating: nil, count: rules.steps)
+        reaches = Array(repeating: nil, count: rules.steps)
         self.value = value
     }
 
@@ -146,8 +178,8 @@ package struct FunnelMachine: Sendable {
             if let current = best[candidate.step], current >= key { continue }
             best[candidate.step] = key
         }
-        for (step, chosen) in best where times[step - 1] == nil {
-            times[step - 1] = step == 1 ? nil : time - chosen.previous
+        for (step, chosen) in best where reaches[step - 1] == nil {
+            reaches[step - 1] = Reach(time: time, start: chosen.start, previous: chosen.previous)
         }
         if let furthest = best.keys.max(), furthest > reached { reached = furthest }
     }
