@@ -137,7 +137,9 @@ async def events(request: Request) -> JSONResponse:
     rows, rejected, months = [], [], set()
     for index, (raw, event) in enumerate(parsed):
         if len(raw) > MAX_EVENT_BYTES:
-            return error(400, "event_too_large", f"event {index} is over {MAX_EVENT_BYTES} bytes")
+            rejected.append({"index": index, "reason": "too_large", "path": "$",
+                             "message": f"{len(raw)} bytes, over the {MAX_EVENT_BYTES}-byte event limit"})
+            continue
         if not isinstance(event, dict) or not isinstance(event.get("name"), str) or "occurred_at" not in event:
             rejected.append({"index": index, "reason": "missing_field", "message": "name and occurred_at are required"})
             continue

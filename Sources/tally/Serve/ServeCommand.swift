@@ -71,9 +71,9 @@ struct ServeCommand: AsyncParsableCommand {
     @Option(
         name: .long,
         parsing: .unconditional,
-        help: "Refuse events larger than this many bytes as NDJSON (400 event_too_large)."
+        help: "Reject events larger than this many bytes as NDJSON (too_large, dead-lettered)."
     )
-    var maxEventBytes = 32 * 1024
+    var maxEventBytes = ValidationLimits.defaultMaxEventBytes
 
     @Option(
         name: .long,
