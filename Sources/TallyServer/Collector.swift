@@ -64,6 +64,7 @@ package final class Collector: Sendable {
         router.add(
             middleware: CollectorMiddleware(
                 metrics: metrics,
+                requestIDs: RequestIDGenerator(),
                 retryAfterSeconds: configuration.retryAfterSeconds,
                 methodsByPath: methods
             )

@@ -87,7 +87,7 @@ struct RouterTests {
         }
         #expect(response.status == .ok)
         #expect(try Self.json(response)["accepted"] as? Int == 10)
-        #expect(response.headers[.requestID]?.isEmpty == false)
+        #expect(RequestIDTests.isWellFormed(response.headers[.requestID]))
         #expect(fixture.sink.eventCount == 10)
         let event = try #require(fixture.sink.events.first)
         #expect(event.receivedAt != nil)
