@@ -39,7 +39,7 @@ def load_keys() -> set[str] | None:
     if not path:
         return None
     with open(path, encoding="utf-8") as file:
-        return {entry["sha256"] for entry in json.load(file)["keys"]}
+        return {entry["sha256"] for entry in json.load(file)["keys"] if entry.get("status") != "revoked"}
 
 
 KEYS = load_keys()
