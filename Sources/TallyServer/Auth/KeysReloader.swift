@@ -57,9 +57,8 @@ package final class KeysReloader: Service, Sendable {
         case .success(let keys):
             collector.replaceKeys(keys)
             collector.metrics.keysReloaded(applied: true)
-            logger.notice(
-                "reloaded the keys file \(path): \(keys.count) keys accepted (\(keys.rotatedCount) of them rotated)"
-            )
+            let accepted = "\(keys.count) key\(keys.count == 1 ? "" : "s") accepted"
+            logger.notice("reloaded the keys file \(path): \(accepted), \(keys.rotatedCount) of them rotated")
             if keys.count == 0 {
                 logger.warning(
                     keys.anonymous == nil
