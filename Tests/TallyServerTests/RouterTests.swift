@@ -87,7 +87,7 @@ struct RouterTests {
         }
         #expect(response.status == .ok)
         #expect(try Self.json(response)["accepted"] as? Int == 10)
-        #expect(response.headers[.requestID]?.isEmpty == false)
+        #expect(RequestIDTests.isWellFormed(response.headers[.requestID]))
         #expect(fixture.sink.eventCount == 10)
         let event = try #require(fixture.sink.events.first)
         #expect(event.receivedAt != nil)
@@ -309,16 +309,12 @@ struct RouterTests {
     func badBodies() async throws {
         let fixture = Fixture()
         let gzip = Deflater.compress(Self.ndjson(20), format: .gzip)
-        let bigEvent =
-            #"{"name":"episode_list_viewed","occurred_at":"2026-11-22T10:00:00Z","properties":{"x":""#
-            + String(repeating: "a", count: 40_000) + #""}}"#
         let codes = try await fixture.test { client in
             var codes: [String] = []
             for (body, headers) in [
                 (Array(#"{"name": "#.utf8), Self.bearer),
                 (Array(gzip.dropLast(12)), Self.bearer + [.contentEncoding: "gzip"]),
                 ([0x1f, 0x8b, 0x08, 0x00, 0x13, 0x37, 0x42], Self.bearer),
-                (Self.ndjson(1) + Array((bigEvent + "\n").utf8), Self.bearer),
                 (Array("  \n".utf8), Self.bearer),
             ] {
                 let response = try await client.execute(
@@ -333,8 +329,7 @@ struct RouterTests {
         }
         #expect(
             codes == [
-                "400 invalid_json", "400 invalid_encoding", "400 invalid_encoding", "400 event_too_large",
-                "400 no_events",
+                "400 invalid_json", "400 invalid_encoding", "400 invalid_encoding", "400 no_events",
             ]
         )
         // `curl -d @file` sends a form without the file's newlines: the answer says so.

@@ -14,12 +14,18 @@ public struct IOError: Error, Sendable, Hashable, CustomStringConvertible {
     /// The system call that failed, stable across releases (`open`, `write`, `fsync`, …). A
     /// struct, so that an operation added later breaks no `switch`.
     public struct Code: Sendable, Hashable, CustomStringConvertible {
-        private enum Base: String { case access, flock, fsync, mkdir, open, opendir, poll, read, rename, stat, write }
+        private enum Base: String {
+            case access, chmod, chown, flock, fsync, mkdir, open, opendir, poll, read, rename, stat, write
+        }
         private let base: Base
         private init(_ base: Base) { self.base = base }
 
         /// `access(2)`: checking that a directory is writable.
         public static let access = Code(.access)
+        /// `fchmod(2)`: giving a replacement file the mode of the one it replaces.
+        public static let chmod = Code(.chmod)
+        /// `fchown(2)`: giving a replacement file the owner and group of the one it replaces.
+        public static let chown = Code(.chown)
         /// `flock(2)`: taking a file's lock, shared with other processes.
         public static let flock = Code(.flock)
         /// `fsync(2)`: making written data durable.

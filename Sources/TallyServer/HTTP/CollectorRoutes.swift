@@ -12,9 +12,11 @@ struct CollectorRoutes: Sendable {
     func ingest(_ request: Request, _ context: BasicRequestContext, _ kind: PayloadKind) async throws -> Response {
         let receivedAt = Timestamp.now().truncatedToMicroseconds
         let deadline = ContinuousClock.now + configuration.requestTimeout
+        // The keys as they are now, for the whole request: a reload meanwhile does not touch it.
+        let keys = collector.keys
         // A key in the header is checked before the body is read: a wrong one costs nothing.
         let headerKey = Credentials.headerKey(request.headers)
-        var sender = try headerKey.map { try self.sender(key: $0) }
+        var sender = try headerKey.map { try Self.sender(key: $0, in: keys) }
         let reader = BodyReader(
             limits: .init(maxRequestBytes: configuration.maxRequestBytes, inflate: configuration.inflate)
         )
@@ -22,14 +24,15 @@ struct CollectorRoutes: Sendable {
         if sender == nil {
             let bodyKey = body.withUnsafeBufferPointer { Credentials.bodyKey($0) }
             if let bodyKey {
-                sender = try self.sender(key: bodyKey)
-            } else if let anonymous = collector.keys.anonymous {
+                sender = try Self.sender(key: bodyKey, in: keys)
+            } else if let anonymous = keys.anonymous {
                 sender = anonymous
             } else {
                 throw CollectorError(.unauthorized, .unauthorized, "a write key is required")
             }
         }
         guard let sender else { throw CollectorError(.unauthorized, .unauthorized, "a write key is required") }
+        if let rotated = sender.rotatedKeyID { collector.metrics.rotatedKeyUsed(rotated) }
         let decoder = PayloadDecoder(kind: kind, sender: sender, requestID: context.id, receivedAt: receivedAt)
         let decoded: PayloadDecoder.Decoded
         do {
@@ -119,8 +122,8 @@ struct CollectorRoutes: Sendable {
         return bytes
     }
 
-    private func sender(key: [UInt8]) throws -> WriteKeyTable.Sender {
-        guard let sender = collector.keys.sender(key: key) else {
+    private static func sender(key: [UInt8], in keys: WriteKeyTable) throws -> WriteKeyTable.Sender {
+        guard let sender = keys.sender(key: key) else {
             throw CollectorError(.unauthorized, .unauthorized, "unknown write key")
         }
         return sender

@@ -38,7 +38,8 @@ struct IngestCommand: AsyncParsableCommand {
             rejects file. An input that is probably not NDJSON (a JSON array, pretty-printed JSON, binary or \
             compressed data) gets a warning naming the likely cause.
 
-            Sizes: each event may take --max-event-bytes as an NDJSON line (64 KiB, as tracked events); a line, \
+            Sizes: each event may take --max-event-bytes as an NDJSON envelope (32 KiB, as in tally serve and \
+            the app's pipeline); a line, \
             which may hold a batch of events (Segment's {"batch": [...]}), may take --max-line-bytes (1 MiB), \
             which must be at least --max-event-bytes.
 
@@ -113,7 +114,7 @@ struct IngestCommand: AsyncParsableCommand {
         parsing: .unconditional,
         help: "Reject events larger than this many bytes as NDJSON (at most --max-line-bytes)."
     )
-    var maxEventBytes: Int = ValidationLimits().maxEventBytes
+    var maxEventBytes: Int = ValidationLimits.defaultMaxEventBytes
 
     @Option(name: .long, help: "The final report: text or json.")
     var report: ReportFormat = .text
