@@ -168,6 +168,21 @@ let package = Package(
             swiftSettings: strict
         ),
 
+        // `tally dashboard`: the reports as pages for people (server-rendered HTML and SVG) and a JSON API,
+        // behind reader keys, on a port of its own.
+        .target(
+            name: "TallyDashboard",
+            dependencies: [
+                "TallyCore", "TallyReports", "TallyStatus", "TallySchema", "TallyPostgres", "TallyServer",
+                .product(name: "Hummingbird", package: "hummingbird"),
+                .product(name: "HTTPTypes", package: "swift-http-types"),
+                .product(name: "NIOCore", package: "swift-nio"),
+                .product(name: "Logging", package: "swift-log"),
+                .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
+            ],
+            swiftSettings: strict
+        ),
+
         // Tracking plans → typed Swift events: `tally schema generate`, and the tool of the build plugin
         // (TallySchema only, so that building a feature with the plugin stays cheap).
         .target(name: "TallyCodegen", dependencies: ["TallyCore", "TallySchema"], swiftSettings: strict),
@@ -216,6 +231,7 @@ let package = Package(
                 "TallyCodegen",
                 "TallyVerify",
                 "TallyStatus",
+                "TallyDashboard",
                 .product(name: "NIOCore", package: "swift-nio"),
                 .product(name: "NIOPosix", package: "swift-nio"),
                 .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
@@ -344,6 +360,15 @@ let package = Package(
         .testTarget(
             name: "TallyVerifyTests",
             dependencies: ["TallyVerify", "TallySchema", "TallyTestSupport"],
+            swiftSettings: strict
+        ),
+        .testTarget(
+            name: "TallyDashboardTests",
+            dependencies: [
+                "TallyDashboard", "TallyReports", "TallyCore", "TallyTestSupport",
+                .product(name: "Hummingbird", package: "hummingbird"),
+                .product(name: "HummingbirdTesting", package: "hummingbird"),
+            ],
             swiftSettings: strict
         ),
         .testTarget(

@@ -27,7 +27,7 @@ struct TallyCommand: AsyncParsableCommand {
         subcommands: [
             IngestCommand.self, SummaryCommand.self, StatusCommand.self, MigrateCommand.self, DoctorCommand.self,
             SchemaCommand.self,
-            GenerateCommand.self, ServeCommand.self, KeysCommand.self, ReportCommand.self,
+            GenerateCommand.self, ServeCommand.self, KeysCommand.self, ReportCommand.self, DashboardCommand.self,
         ]
     )
 

@@ -20,7 +20,7 @@ package struct WriteKeyTable: Sendable {
     /// Who sends requests without a key, when anonymous requests are allowed.
     package let anonymous: Sender?
 
-    /// A table of the accepted `entries` (revoked ones are left out); `validators` maps an entry's
+    /// A table of the accepted write keys of `entries` (revoked and reader keys are left out); `validators` maps an entry's
     /// registry directory to its validator, `fallback` validates the rest.
     package init(
         entries: [WriteKeysFile.Entry],
@@ -29,7 +29,7 @@ package struct WriteKeyTable: Sendable {
         allowAnonymous: Bool
     ) {
         var byHash: [String: Sender] = [:]
-        for entry in entries where entry.isAccepted {
+        for entry in entries where entry.isAccepted && entry.role == .write {
             byHash[entry.sha256.lowercased()] = Sender(
                 source: entry.source,
                 feature: entry.feature,

@@ -9,6 +9,7 @@ extension WriteKeysFile {
         source: String,
         feature: String? = nil,
         registry: String? = nil,
+        role: Entry.Role = .write,
         at time: Timestamp = .now()
     ) -> (key: String, entry: Entry) {
         // Ids are 48 bits of the hash: a collision among one file's keys is all but impossible,
@@ -24,7 +25,8 @@ extension WriteKeysFile {
             source: source,
             feature: feature,
             registry: registry,
-            createdAt: time.rfc3339
+            createdAt: time.rfc3339,
+            role: role
         )
         keys.append(entry)
         return (key, entry)
@@ -92,7 +94,13 @@ extension WriteKeysFile {
                 "the key \(old.id) (\(old.source)) is revoked: `tally keys add --source \(old.source)` makes a new one"
             )
         }
-        let (key, entry) = add(source: old.source, feature: old.feature, registry: old.registry, at: time)
+        let (key, entry) = add(
+            source: old.source,
+            feature: old.feature,
+            registry: old.registry,
+            role: old.role,
+            at: time
+        )
         keys[index].status = .rotated
         keys[index].rotatedAt = time.rfc3339
         keys[index].replacedBy = entry.id

@@ -14,6 +14,13 @@ extension WriteKeysFile {
             case revoked
         }
 
+        /// What a key opens: sending events to the collector, or reading the dashboard. A write
+        /// key never opens the dashboard and a reader key never sends.
+        public enum Role: String, Sendable, Hashable, Codable, CaseIterable {
+            case write
+            case reader
+        }
+
         /// The key's SHA-256, lowercase hex.
         public var sha256: String
         /// The source its events come from (`ios-app`).
@@ -25,6 +32,8 @@ extension WriteKeysFile {
         public var registry: String?
         /// Active when the file does not say (files written before keys could be rotated or revoked).
         public var status: Status
+        /// Write when the file does not say (files written before reader keys).
+        public var role: Role
         /// When the key was made (RFC 3339), when known.
         public var createdAt: String?
         /// When it was rotated.
@@ -41,7 +50,8 @@ extension WriteKeysFile {
             feature: String? = nil,
             registry: String? = nil,
             status: Status = .active,
-            createdAt: String? = nil
+            createdAt: String? = nil,
+            role: Role = .write
         ) {
             self.sha256 = sha256
             self.source = source
@@ -49,6 +59,7 @@ extension WriteKeysFile {
             self.registry = registry
             self.status = status
             self.createdAt = createdAt
+            self.role = role
         }
 
         /// How `tally keys list` names the key and `revoke` / `rotate` find it: the first 12 hex
@@ -60,7 +71,7 @@ extension WriteKeysFile {
         public var isAccepted: Bool { status != .revoked }
 
         private enum CodingKeys: String, CodingKey {
-            case sha256, source, feature, registry, status
+            case sha256, source, feature, registry, status, role
             case createdAt = "created_at"
             case rotatedAt = "rotated_at"
             case revokedAt = "revoked_at"
@@ -93,6 +104,15 @@ extension WriteKeysFile {
                 )
             }
             self.status = known
+            let role = try container.decodeIfPresent(String.self, forKey: .role) ?? Role.write.rawValue
+            guard let knownRole = Role(rawValue: role) else {
+                throw DecodingError.dataCorruptedError(
+                    forKey: .role,
+                    in: container,
+                    debugDescription: "unknown role \"\(role)\" (write or reader)"
+                )
+            }
+            self.role = knownRole
             self.createdAt = try container.decodeIfPresent(String.self, forKey: .createdAt)
             self.rotatedAt = try container.decodeIfPresent(String.self, forKey: .rotatedAt)
             self.revokedAt = try container.decodeIfPresent(String.self, forKey: .revokedAt)

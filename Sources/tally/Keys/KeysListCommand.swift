@@ -8,7 +8,7 @@ struct KeysListCommand: ParsableCommand {
         abstract: "List the keys by id, with their status and source (never the keys).",
         discussion: """
             One line per key, tab-separated: the id, the status (active, rotated or revoked), the source, then \
-            what is set of feature=, registry=, created_at=, rotated_at=, replaced_by= (the id of the key that \
+            role=reader for a dashboard key, and what is set of feature=, registry=, created_at=, rotated_at=, replaced_by= (the id of the key that \
             replaced a rotated one) and revoked_at=.
 
             Example (tabs shown as spaces, timestamps left out):
@@ -28,6 +28,7 @@ struct KeysListCommand: ParsableCommand {
         }
         for entry in keys.keys {
             var fields = [entry.id, entry.status.rawValue, entry.source]
+            if entry.role == .reader { fields.append("role=reader") }
             let optional: [(String, String?)] = [
                 ("feature", entry.feature), ("registry", entry.registry), ("created_at", entry.createdAt),
                 ("rotated_at", entry.rotatedAt), ("replaced_by", entry.replacedBy), ("revoked_at", entry.revokedAt),
