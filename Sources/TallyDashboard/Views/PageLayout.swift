@@ -50,6 +50,7 @@ package struct PageLayout: Sendable {
             <!doctype html>
             <html lang="en"><head><meta charset="utf-8">
             <meta name="viewport" content="width=device-width, initial-scale=1">
+            <link rel="icon" href="data:,">
             <title>\(HTML.escape(title)) · tally</title>
             <style>\(Self.style)</style></head>
             <body><header><a class="brand" href="\(link("/"))">tally</a><nav>\(navigation)</nav></header>
@@ -94,7 +95,7 @@ package struct PageLayout: Sendable {
         .grid{display:grid;grid-template-columns:repeat(auto-fit,minmax(min(100%,560px),1fr));gap:1rem}
         section.panel{border:1px solid var(--line);border-radius:10px;padding:1rem;background:var(--bg);min-width:0}
         .figure{display:flex;flex-direction:column;gap:.5rem}.figure>svg{width:100%;height:auto}
-        .figure>.table{overflow:auto;max-height:280px}
+        .table{overflow:auto;max-width:100%}.figure>.table{max-height:280px}
         .legend{display:flex;flex-wrap:wrap;gap:.25rem .9rem;font-size:.8rem;color:var(--muted)}
         .legend i{display:inline-block;width:.7rem;height:.7rem;border-radius:2px;margin-right:.3rem;vertical-align:-1px}
         table{border-collapse:collapse;font-variant-numeric:tabular-nums;width:100%}
