@@ -289,7 +289,9 @@ struct RouterTests {
         #expect(fixture.sink.events.contains { $0.kind == .identify })
     }
 
-    @Test("a Segment message that cannot be mapped is dead-lettered with its raw JSON, the rest stored")
+    @Test(
+        "a Segment message that cannot be mapped is dead-lettered with its raw JSON, the rest stored; Segment's reply lists it"
+    )
     func segmentReject() async throws {
         let fixture = Fixture()
         let body =
@@ -303,6 +305,12 @@ struct RouterTests {
         #expect(reject.index == 1)
         #expect(reject.reason == "invalid_timestamp")
         #expect(reject.event.map { String(decoding: $0, as: UTF8.self) }?.contains(#""messageId":"bad""#) == true)
+        // Segment's answer, with tally's list beside it (Segment's clients read the status only).
+        let reply = try Self.json(response)
+        #expect(reply["success"] as? Bool == true)
+        let rejected = try #require(reply["rejected"] as? [[String: Any]])
+        #expect(rejected.count == 1 && rejected.first?["index"] as? Int == 1)
+        #expect(rejected.first?["reason"] as? String == "invalid_timestamp")
     }
 
     @Test("bad bodies: 400 with the reason, nothing stored")

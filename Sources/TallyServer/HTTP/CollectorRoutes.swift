@@ -73,9 +73,10 @@ struct CollectorRoutes: Sendable {
         let reply: [UInt8]
         switch kind {
         case .tally: reply = Self.tallyReply(decoded)
+        case .segmentBatch, .segmentCall: reply = Self.segmentReply(decoded)
         case .sharedBatch:
-            reply = Array((decoded.format == .posthog ? #"{"status":1}"# : #"{"success":true}"#).utf8)
-        default: reply = kind.successReply ?? []
+            reply = decoded.format == .posthog ? Array(#"{"status":1}"#.utf8) : Self.segmentReply(decoded)
+        case .posthog: reply = kind.successReply ?? []
         }
         return Response(
             status: .ok,
@@ -105,7 +106,26 @@ struct CollectorRoutes: Sendable {
     static func tallyReply(_ decoded: PayloadDecoder.Decoded) -> [UInt8] {
         var bytes = Array(#"{"accepted":"#.utf8)
         JSONWriter.appendInteger(Int64(decoded.events.count), to: &bytes)
-        bytes.append(contentsOf: #","rejected":["#.utf8)
+        bytes.append(UInt8(ascii: ","))
+        appendRejected(decoded, to: &bytes)
+        bytes.append(UInt8(ascii: "}"))
+        return bytes
+    }
+
+    /// Segment's `{"success":true}`, with tally's `"rejected":[…]` beside it when the plans refused
+    /// events of the batch (its `index` is the message's position in `batch`). Segment's clients
+    /// read the status only; tally's uploader counts the rejects on either wire.
+    static func segmentReply(_ decoded: PayloadDecoder.Decoded) -> [UInt8] {
+        guard !decoded.rejects.isEmpty else { return Array(#"{"success":true}"#.utf8) }
+        var bytes = Array(#"{"success":true,"#.utf8)
+        appendRejected(decoded, to: &bytes)
+        bytes.append(UInt8(ascii: "}"))
+        return bytes
+    }
+
+    /// `"rejected":[{"index":I,"reason":"…","path":"…","message":"…"}]`.
+    private static func appendRejected(_ decoded: PayloadDecoder.Decoded, to bytes: inout [UInt8]) {
+        bytes.append(contentsOf: #""rejected":["#.utf8)
         for (position, reject) in decoded.rejects.enumerated() {
             if position > 0 { bytes.append(UInt8(ascii: ",")) }
             bytes.append(contentsOf: #"{"index":"#.utf8)
@@ -118,8 +138,7 @@ struct CollectorRoutes: Sendable {
             JSONWriter.appendString(reject.message, to: &bytes)
             bytes.append(UInt8(ascii: "}"))
         }
-        bytes.append(contentsOf: "]}".utf8)
-        return bytes
+        bytes.append(UInt8(ascii: "]"))
     }
 
     private static func sender(key: [UInt8], in keys: WriteKeyTable) throws -> WriteKeyTable.Sender {
