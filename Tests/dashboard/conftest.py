@@ -79,8 +79,8 @@ def file_store(workdir, dataset) -> Path:
     return data
 
 
-@pytest.fixture(scope="session")
-def postgres_url(dataset, workdir):
+def migrated_database():
+    """A new database with tally's tables; yields its URL, then drops it."""
     admin = os.environ.get("TALLY_TEST_DATABASE_URL", "")
     if not admin:
         if os.environ.get("TALLY_TEST_REQUIRE_DATABASE") == "1":
@@ -92,11 +92,22 @@ def postgres_url(dataset, workdir):
         connection.execute(f"CREATE DATABASE {name}")
     url = admin.rsplit("/", 1)[0] + "/" + name
     tally("migrate", "--database-url", url)
-    tally("ingest", str(dataset), "--sink", "postgres", "--database-url", url, "--data-dir", str(workdir / "pg-data"),
-          "--quiet")
     yield url
     with psycopg.connect(admin, autocommit=True) as connection:
         connection.execute(f"DROP DATABASE IF EXISTS {name} WITH (FORCE)")
+
+
+@pytest.fixture(scope="session")
+def postgres_url(dataset, workdir):
+    for url in migrated_database():
+        tally("ingest", str(dataset), "--sink", "postgres", "--database-url", url, "--data-dir",
+              str(workdir / "pg-data"), "--quiet")
+        yield url
+
+
+@pytest.fixture(scope="session")
+def empty_postgres_url():
+    yield from migrated_database()
 
 
 class Dashboard:

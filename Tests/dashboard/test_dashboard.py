@@ -12,6 +12,7 @@ import pytest
 from selenium import webdriver
 from selenium.webdriver.chrome.service import Service
 from selenium.webdriver.common.by import By
+from selenium.webdriver.support.ui import WebDriverWait
 
 from client import command, get
 from conftest import ARTIFACTS, SINCE, UNTIL, tally
@@ -161,6 +162,7 @@ def test_the_funnel_form_builds_a_funnel_its_url_reproduces(dashboard, keys, bro
     window.clear()
     window.send_keys("2d")
     browser.find_element(By.CSS_SELECTOR, "#funnel-form button").click()
+    WebDriverWait(browser, 20).until(lambda driver: "step=" in driver.current_url)
     url = browser.current_url
     assert "step=episode_list_viewed" in url and "window=2d" in url, url
     first = [cell.text for cell in browser.find_elements(By.CSS_SELECTOR, "section[data-json] td")]
