@@ -271,7 +271,7 @@ let package = Package(
         ),
         .testTarget(
             name: "TallyFileStoreTests",
-            dependencies: ["TallyFileStore", "TallyPipeline", "TallyCore"],
+            dependencies: ["TallyFileStore", "TallyPipeline", "TallyCore", "TallyReports"],
             swiftSettings: strict
         ),
         .testTarget(
