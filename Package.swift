@@ -109,10 +109,11 @@ let package = Package(
             swiftSettings: strict
         ),
 
-        // `tally ingest`: NDJSON files through validation into the pipeline.
+        // `tally ingest`: NDJSON files through validation into the pipeline; `tally replay` of the files
+        // of events that were not stored.
         .target(
             name: "TallyIngest",
-            dependencies: ["TallyCore", "TallyFormats", "TallySchema", "TallyPipeline"],
+            dependencies: ["TallyCore", "TallyFormats", "TallySchema", "TallyPipeline", "TallyFileStore"],
             swiftSettings: strict
         ),
 
@@ -283,7 +284,7 @@ let package = Package(
             name: "PostgresTests",
             dependencies: [
                 "TallyPostgres", "TallyCore", "TallyPipeline", "TallyReports", "TallyIngest", "TallyTestSupport",
-                "TallyPipelineTesting",
+                "TallyPipelineTesting", "TallySchema",
             ],
             swiftSettings: strict
         ),
