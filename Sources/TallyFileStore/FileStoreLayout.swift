@@ -42,9 +42,9 @@ public struct FileStoreLayout: Sendable, Hashable {
     /// Holds the dead-letter files and the collector's rejects.
     public var deadLetterDirectory: String { root + "/dead-letter" }
     /// Holds the rejects files of `tally ingest` (unless it was given `--rejects`).
-    public var rejectsDirectory: String { root + "/rejects" }
+    package var rejectsDirectory: String { root + "/rejects" }
     /// The lock `tally compact` and `tally replay` hold while they rewrite files (``MaintenanceLock``).
-    public var maintenanceLockFile: String { root + "/maintenance.lock" }
+    package var maintenanceLockFile: String { root + "/maintenance.lock" }
 
     /// The path of segment `segment` of `day`'s event file.
     package func eventFile(day: CivilDate, segment: Int) -> String {
