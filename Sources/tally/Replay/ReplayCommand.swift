@@ -48,9 +48,9 @@ struct ReplayCommand: AsyncParsableCommand {
             Examples:
               tally replay --registry plans
               tally replay --registry plans --dry-run
-              tally replay tally-data/rejects/ingest-20261122T101500Z.ndjson --registry plans
-              tally replay --sink postgres --database-url postgresql://tally_ingest@db/tally --registry plans
-              tally replay --failed-events --database-url postgresql://tally_owner@db/tally --registry plans
+              tally replay export-rejects.ndjson --registry plans
+              tally replay --sink postgres --registry plans        # DATABASE_URL: the ingest login
+              tally replay --failed-events --database-url "$OWNER_URL" --registry plans
             """
     )
 
