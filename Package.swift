@@ -113,10 +113,11 @@ let package = Package(
         .executableTarget(name: "tally-embed-sql", swiftSettings: strict),
         .plugin(name: "TallyMigrationsPlugin", capability: .buildTool(), dependencies: ["tally-embed-sql"]),
 
-        // `tally ingest`: NDJSON files through validation into the pipeline.
+        // `tally ingest`: NDJSON files through validation into the pipeline; `tally replay` of the files
+        // of events that were not stored.
         .target(
             name: "TallyIngest",
-            dependencies: ["TallyCore", "TallyFormats", "TallySchema", "TallyPipeline"],
+            dependencies: ["TallyCore", "TallyFormats", "TallySchema", "TallyPipeline", "TallyFileStore"],
             swiftSettings: strict
         ),
 
@@ -295,7 +296,7 @@ let package = Package(
         ),
         .testTarget(
             name: "TallyFileStoreTests",
-            dependencies: ["TallyFileStore", "TallyPipeline", "TallyCore"],
+            dependencies: ["TallyFileStore", "TallyPipeline", "TallyCore", "TallyReports"],
             swiftSettings: strict
         ),
         .testTarget(
@@ -307,7 +308,7 @@ let package = Package(
             name: "PostgresTests",
             dependencies: [
                 "TallyPostgres", "TallyCore", "TallyPipeline", "TallyReports", "TallyIngest", "TallyTestSupport",
-                "TallyPipelineTesting",
+                "TallyPipelineTesting", "TallySchema",
             ],
             swiftSettings: strict
         ),

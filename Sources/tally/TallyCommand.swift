@@ -25,7 +25,8 @@ struct TallyCommand: AsyncParsableCommand {
             """,
         version: TallyVersion.current,
         subcommands: [
-            IngestCommand.self, SummaryCommand.self, StatusCommand.self, MigrateCommand.self, DoctorCommand.self,
+            IngestCommand.self, SummaryCommand.self, StatusCommand.self, ReplayCommand.self, CompactCommand.self,
+            MigrateCommand.self, DoctorCommand.self,
             SchemaCommand.self,
             GenerateCommand.self, ServeCommand.self, KeysCommand.self, ReportCommand.self, DashboardCommand.self,
         ]

@@ -15,7 +15,7 @@ public struct IOError: Error, Sendable, Hashable, CustomStringConvertible {
     /// struct, so that an operation added later breaks no `switch`.
     public struct Code: Sendable, Hashable, CustomStringConvertible {
         private enum Base: String {
-            case access, chmod, chown, flock, fsync, mkdir, open, opendir, poll, read, rename, stat, write
+            case access, chmod, chown, flock, fsync, mkdir, open, opendir, poll, read, rename, stat, unlink, write
         }
         private let base: Base
         private init(_ base: Base) { self.base = base }
@@ -26,7 +26,7 @@ public struct IOError: Error, Sendable, Hashable, CustomStringConvertible {
         public static let chmod = Code(.chmod)
         /// `fchown(2)`: giving a replacement file the owner and group of the one it replaces.
         public static let chown = Code(.chown)
-        /// `flock(2)`: taking a file's lock, shared with other processes.
+        /// `flock(2)`: taking a file's lock, which appenders and rewriters of the file store share.
         public static let flock = Code(.flock)
         /// `fsync(2)`: making written data durable.
         public static let fsync = Code(.fsync)
@@ -44,6 +44,8 @@ public struct IOError: Error, Sendable, Hashable, CustomStringConvertible {
         public static let rename = Code(.rename)
         /// `stat(2)`.
         public static let stat = Code(.stat)
+        /// `unlink(2)`: removing a file.
+        public static let unlink = Code(.unlink)
         /// `write(2)`.
         public static let write = Code(.write)
 
