@@ -81,7 +81,8 @@ def test_ten_thousand_hostile_requests(empty_dashboard, keys):
     with ThreadPoolExecutor(max_workers=8) as pool:
         list(pool.map(fetch, urls))
     print(f"{dashboard.kind}: statuses {dict(sorted(statuses.items()))}")
-    assert not failures, failures[:5]
+    errors = [line for line in dashboard.lines if " error " in line or " critical " in line]
+    assert not failures, (failures[:5], errors[-5:])
     assert statuses.get(200, 0) > 1000, statuses
 
 
