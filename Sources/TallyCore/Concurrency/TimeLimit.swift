@@ -1,58 +1,75 @@
-/// The error of ``withTimeLimit(_:clock:_:)``: the operation ran out of time.
+import Dispatch
+
+/// The error of ``withTimeLimit(_:_:)``: the operation ran out of time.
 package struct TimeLimitExceeded: Error, Sendable, CustomStringConvertible {
     package let limit: Duration
     package var description: String { "took longer than \(limit)" }
 }
 
 /// Runs `operation` for at most `limit`: past it the operation's task is cancelled, this waits for
-/// it to return (nothing keeps running behind the caller's back), and throws
-/// ``TimeLimitExceeded``. An operation that finishes first returns or throws as it did.
+/// it to return (structured, like swift-otel's export timeout: nothing keeps running behind the
+/// caller's back), and throws ``TimeLimitExceeded``. An operation that finishes first returns or
+/// throws as it did; one that completes despite the cancellation did its work and returns.
+/// Cancelling the caller cancels the operation too, which then fails however it fails on
+/// cancellation.
+///
+/// The clock is a dispatch timer, not a sleeping sibling task: a sibling is started, cancelled and
+/// awaited in every call, each a trip through busy executors (~1 ms at full load on the 2-core
+/// build machine; `tally serve`'s commit rounds read 1–8 % more events per second without it in
+/// four paired runs). The operation stays in a child task, so that cancelling it leaves the caller
+/// free to retry.
 package func withTimeLimit<Value: Sendable>(
     _ limit: Duration,
-    clock: ContinuousClock = ContinuousClock(),
     _ operation: @escaping @Sendable () async throws -> Value
 ) async throws -> Value {
-    let outcome = await withTaskGroup(of: TimeLimitOutcome<Value>.self) { group -> TimeLimitOutcome<Value> in
-        group.addTask {
-            do {
-                return .finished(.success(try await operation()))
-            } catch {
-                return .finished(.failure(error))
-            }
+    let expiry = Locked(Expiry())
+    let timer = DispatchWorkItem {
+        expiry.withLock { state in
+            state.fired = true
+            state.task?.cancel()
         }
-        group.addTask {
-            do {
-                try await clock.sleep(for: limit)
-                return .timeUp
-            } catch {
-                return .timerCancelled
-            }
-        }
-        var passed = false
-        while let next = await group.next() {
-            switch next {
-            case .finished(let result):
-                group.cancelAll()
-                if passed, case .failure = result { return .timeUp }
-                return .finished(result)
-            case .timeUp:
-                passed = true
-                group.cancelAll()
-            case .timerCancelled:
-                continue
-            }
-        }
-        return .timerCancelled
     }
-    switch outcome {
-    case .finished(let result): return try result.get()
-    case .timeUp: throw TimeLimitExceeded(limit: limit)
-    case .timerCancelled: throw CancellationError()
+    DispatchQueue.global().asyncAfter(deadline: .now() + .nanoseconds(nanoseconds(limit)), execute: timer)
+    defer { timer.cancel() }
+    return try await withThrowingTaskGroup(of: Value.self) { group in
+        group.addTask {
+            // The handle is used only while this task runs: it is withdrawn (under the lock the
+            // timer cancels under) before the task ends.
+            withUnsafeCurrentTask { task in
+                expiry.withLock { state in
+                    if state.fired { task?.cancel() } else { state.task = task.map(RunningTask.init) }
+                }
+            }
+            defer { expiry.withLock { $0.task = nil } }
+            return try await operation()
+        }
+        do {
+            guard let value = try await group.next() else { throw CancellationError() }
+            return value
+        } catch {
+            if expiry.withLock({ $0.fired }) { throw TimeLimitExceeded(limit: limit) }
+            throw error
+        }
     }
 }
 
-private enum TimeLimitOutcome<Value: Sendable>: Sendable {
-    case finished(Result<Value, any Error>)
-    case timeUp
-    case timerCancelled
+/// `duration` in whole nanoseconds, 0 for a negative one, capped where an `Int` ends.
+private func nanoseconds(_ duration: Duration) -> Int {
+    let (seconds, attoseconds) = duration.components
+    guard seconds >= 0 else { return 0 }
+    guard seconds < Int64(Int.max) / 1_000_000_000 - 1 else { return Int.max }
+    return Int(seconds * 1_000_000_000 + attoseconds / 1_000_000_000)
+}
+
+private struct Expiry: Sendable {
+    var fired = false
+    var task: RunningTask?
+}
+
+/// The operation's task, for the timer to cancel.
+private struct RunningTask: @unchecked Sendable {
+    // @unchecked: only touched under the `Expiry` lock, and only while the task runs.
+    let task: UnsafeCurrentTask
+    init(_ task: UnsafeCurrentTask) { self.task = task }
+    func cancel() { task.cancel() }
 }

@@ -42,10 +42,7 @@ struct SinkWorker: Sendable {
                     await group.waitForAll()
                     inFlight = 0
                     do {
-                        try await withDeadline(timeout, clock: ContinuousClock(), what: "\(sink.name) flush") {
-                            [sink] in
-                            try await sink.flush()
-                        }
+                        try await withDeadline(what: "flush") { [sink] in try await sink.flush() }
                     } catch {
                         logger.error(
                             "sink flush failed",
@@ -58,47 +55,17 @@ struct SinkWorker: Sendable {
             await group.waitForAll()
         }
         do {
-            try await withDeadline(timeout, clock: ContinuousClock(), what: "\(sink.name) shutdown") { [sink] in
-                try await sink.shutdown()
-            }
+            try await withDeadline(what: "shutdown") { [sink] in try await sink.shutdown() }
         } catch {
             logger.error("sink shutdown failed", metadata: ["tally.sink": "\(sink.name)", "error": "\(error)"])
         }
     }
 
     private func deliver(_ events: [EventEnvelope]) async {
-        var attempt = 0
-        while true {
-            attempt += 1
-            do {
-                try await withDeadline(timeout, clock: ContinuousClock(), what: "\(sink.name) write") { [sink] in
-                    try await sink.write(events)
-                }
-                counters.withLock { $0.delivered[sink.name, default: 0] += UInt64(events.count) }
-                givenUp.withLock { $0 = false }
-                return
-            } catch {
-                if givenUp.withLock({ $0 }) {
-                    await deadLetter(
-                        events,
-                        reason: "\(error) (the sink is still failing after an earlier batch used up its retries)",
-                        attempts: attempt
-                    )
-                    return
-                }
-                let errorClass = SinkErrorClass.of(error)
-                guard attempt < retry.maxAttempts, errorClass == .transient, !Task.isCancelled else {
-                    givenUp.withLock { $0 = true }
-                    let reason = errorClass == .permanent ? "\(error) (permanent: not retried)" : "\(error)"
-                    await deadLetter(events, reason: reason, attempts: attempt)
-                    return
-                }
-                // A local of this synchronous statement, not an inout `var` of the async frame: that
-                // empty struct had no valid address there under ThreadSanitizer (see Uploader.send).
-                let backoff = { () -> Duration in
-                    var random = SystemRandomNumberGenerator()
-                    return retry.jitteredBackoff(afterAttempt: attempt, using: &random)
-                }()
+        // While an earlier batch has used up its retries, a failed batch is not retried.
+        let outcome = await RetryDriver(policy: retry, clock: clock).run(
+            shouldRetry: { _, _ in !givenUp.withLock { $0 } },
+            willRetry: { error, attempt, backoff in
                 logger.warning(
                     "sink write failed, retrying",
                     metadata: [
@@ -107,14 +74,39 @@ struct SinkWorker: Sendable {
                     ]
                 )
                 counters.withLock { $0.retries += 1 }
-                do {
-                    try await clock.sleep(for: backoff)
-                } catch {
-                    // Cancelled: no time left to wait, so keep the batch rather than retry.
-                    await deadLetter(events, reason: "cancelled while retrying", attempts: attempt)
-                    return
-                }
             }
+        ) { _ in
+            try await withDeadline(what: "write") { [sink] in try await sink.write(events) }
+        }
+        switch outcome {
+        case .succeeded:
+            counters.withLock { $0.delivered[sink.name, default: 0] += UInt64(events.count) }
+            givenUp.withLock { $0 = false }
+        case .failed(let error, let attempts, let stop):
+            let reason: String
+            switch stop {
+            case .permanent: reason = "\(error) (permanent: not retried)"
+            case .exhausted: reason = "\(error)"
+            case .declined: reason = "\(error) (the sink is still failing after an earlier batch used up its retries)"
+            // No time left to wait, so keep the batch rather than retry.
+            case .cancelledWhileWaiting: reason = "cancelled while retrying"
+            }
+            if stop == .permanent || stop == .exhausted { givenUp.withLock { $0 = true } }
+            await deadLetter(events, reason: reason, attempts: attempts)
+        }
+    }
+
+    /// Runs one call of the sink under ``timeout`` (structured, like swift-otel's export timeout:
+    /// nothing keeps running behind the caller's back, so a sink is never called twice at once);
+    /// past it the call is cancelled and counts as a failed attempt, ``PipelineError/Code/timedOut``.
+    private func withDeadline(
+        what: String,
+        _ operation: @escaping @Sendable () async throws -> Void
+    ) async throws {
+        do {
+            try await withTimeLimit(timeout, operation)
+        } catch let error as TimeLimitExceeded {
+            throw PipelineError(code: .timedOut, message: "\(sink.name) \(what) \(error)")
         }
     }
 

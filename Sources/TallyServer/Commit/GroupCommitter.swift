@@ -222,34 +222,27 @@ package final class GroupCommitter: Service, Sendable {
     }
 
     private func write(_ round: Round, _ events: [EventEnvelope], _ rejected: [RejectedEvent]) async {
-        var attempt = 1
-        var succeeded = false
-        while true {
+        // A round nobody waits for any more (every request timed out) is not retried.
+        let outcome = await RetryDriver(policy: configuration.retry).run(
+            shouldRetry: { _, _ in state.withLock { $0.machine.isAwaited(round.id) } },
+            willRetry: { _, _, _ in metrics.retries.increment() }
+        ) { attempt in
             let started = ContinuousClock.now
             do {
-                try await WriteTimeout.run(configuration.writeTimeout) {
-                    try await self.writeOnce(events, rejected)
-                }
-                metrics.sinkLatency.recordNanoseconds(Collector.nanoseconds(ContinuousClock.now - started))
-                succeeded = true
-                break
+                try await withTimeLimit(configuration.writeTimeout) { try await self.writeOnce(events, rejected) }
             } catch {
                 metrics.sinkFailures.increment()
-                let retryable = SinkErrorClass.of(error) == .transient && attempt < configuration.retry.maxAttempts
-                let awaited = state.withLock { $0.machine.isAwaited(round.id) }
                 logger.warning(
                     "commit round failed",
                     metadata: [
-                        "tally.events": "\(events.count)", "tally.attempt": "\(attempt)",
-                        "tally.error": "\(error)", "tally.retry": "\(retryable && awaited)",
+                        "tally.events": "\(events.count)", "tally.attempt": "\(attempt)", "tally.error": "\(error)",
                     ]
                 )
-                guard retryable, awaited, !Task.isCancelled else { break }
-                metrics.retries.increment()
-                try? await Task.sleep(for: configuration.retry.backoff(afterAttempt: attempt))
-                attempt += 1
+                throw error
             }
+            metrics.sinkLatency.recordNanoseconds(Collector.nanoseconds(ContinuousClock.now - started))
         }
+        let succeeded = if case .succeeded = outcome { true } else { false }
         let answers = state.withLock { state in
             succeeded ? state.machine.roundSucceeded(round.id) : state.machine.roundFailed(round.id)
         }
