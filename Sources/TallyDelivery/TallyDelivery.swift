@@ -62,8 +62,8 @@ public final class TallyDelivery: Service, Sendable {
         )
         let drops = queueDropsReported
         let threshold = configuration.uploadThreshold
-        // The sink reads the queue's drop count through this box, filled once the pipeline exists.
-        let pipelineBox = Locked<EventPipeline?>(nil)
+        // The pipeline's queue, made first: the sink reads its drop count, identity records enter it.
+        let queue = PipelineQueue(configuration: pipelineConfiguration)
         // The app SDK: the install's identity and session from identity.json, the automatic context.
         let automatic = AutomaticContext(configuration.context, libraryVersion: Self.libraryVersion)
         let identityStore = IdentityStore(layout: outbox.layout, logger: logger)
@@ -75,13 +75,13 @@ public final class TallyDelivery: Service, Sendable {
             saved: stored,
             sessions: configuration.sessions,
             store: identityStore,
-            offer: { envelope in _ = pipelineBox.withLock { $0 }?.offer(envelope) }
+            offer: { envelope in queue.offer(envelope) }
         )
         self.identity = identity
         var sink = OutboxSink(
             store: store,
             queueDrops: {
-                let dropped = pipelineBox.withLock { $0 }?.statistics.dropped ?? 0
+                let dropped = queue.dropped
                 return drops.withLock { reported in
                     defer { reported = max(reported, dropped) }
                     return dropped > reported ? dropped - reported : 0
@@ -100,13 +100,13 @@ public final class TallyDelivery: Service, Sendable {
         sink.consent = consent
         sink.discarded = { count in discarded.withLock { $0 += UInt64(count) } }
         let pipeline = EventPipeline(
+            queue: queue,
             sinks: [sink],
             configuration: pipelineConfiguration,
             validation: configuration.validation,
             logger: logger
         )
         self.pipeline = pipeline
-        pipelineBox.withLock { $0 = pipeline }
         identity.saveIfChanged(force: true)
         lifecycle = configuration.lifecycle.map {
             LifecycleReporter($0, version: automatic.appVersion, build: automatic.appBuild, identity: identity)

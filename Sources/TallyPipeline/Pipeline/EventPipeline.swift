@@ -21,18 +21,20 @@ import TallySchema
 /// let group = ServiceGroup(services: [pipeline], gracefulShutdownSignals: [.sigterm, .sigint], logger: logger)
 /// try await group.run()
 /// ```
-public actor EventPipeline: Service {
+// A final class, not an actor: all of its state is immutable or behind its own locks, so no call
+// needs to hop to an executor of its own.
+public final class EventPipeline: Service, Sendable {
     /// How the pipeline batches, queues and retries.
-    public nonisolated let configuration: PipelineConfiguration
-    nonisolated let buffer: EventBuffer
-    private nonisolated let workers: [SinkWorker]
-    private nonisolated let counters = Locked(SinkCounters())
+    public let configuration: PipelineConfiguration
+    let buffer: EventBuffer
+    private let workers: [SinkWorker]
+    private let counters = Locked(SinkCounters())
     /// Validation before the sinks, if any.
-    public nonisolated let validation: EventValidation?
-    private nonisolated let deadLetters: any DeadLetterSink
-    private nonisolated let clock: any Clock<Duration>
-    private nonisolated let logger: Logger
-    private var hasStarted = false
+    public let validation: EventValidation?
+    private let deadLetters: any DeadLetterSink
+    private let clock: any Clock<Duration>
+    private let logger: Logger
+    private let hasStarted = Locked(false)
 
     /// Creates a pipeline. Nothing runs until ``run()``.
     ///
@@ -45,7 +47,28 @@ public actor EventPipeline: Service {
     ///     sinks; nil to deliver events unchecked.
     ///   - clock: the clock for batch intervals and retry backoff; tests pass a manual one.
     ///   - logger: where the pipeline reports retries, drops and dead letters.
-    public init(
+    public convenience init(
+        sinks: [any EventSink],
+        deadLetters: (any DeadLetterSink)? = nil,
+        configuration: PipelineConfiguration = PipelineConfiguration(),
+        validation: EventValidation? = nil,
+        clock: any Clock<Duration> = ContinuousClock(),
+        logger: Logger = Logger(label: "tally.pipeline")
+    ) {
+        self.init(
+            queue: PipelineQueue(configuration: configuration),
+            sinks: sinks,
+            deadLetters: deadLetters,
+            configuration: configuration,
+            validation: validation,
+            clock: clock,
+            logger: logger
+        )
+    }
+
+    /// A pipeline over `queue`, made beforehand with the same `configuration`.
+    package init(
+        queue: PipelineQueue,
         sinks: [any EventSink],
         deadLetters: (any DeadLetterSink)? = nil,
         configuration: PipelineConfiguration = PipelineConfiguration(),
@@ -56,11 +79,7 @@ public actor EventPipeline: Service {
         self.configuration = configuration
         self.clock = clock
         self.logger = logger
-        buffer = EventBuffer(
-            capacity: configuration.queueCapacity,
-            maxBatchSize: configuration.maxBatchSize,
-            policy: configuration.overflowPolicy
-        )
+        buffer = queue.buffer
         self.validation = validation
         let deadLetters = deadLetters ?? LoggingDeadLetterSink(logger: logger)
         self.deadLetters = deadLetters
@@ -83,32 +102,32 @@ public actor EventPipeline: Service {
     /// Hands one event over without waiting. Returns false if it was refused: the pipeline is
     /// shutting down, or the queue is full under ``OverflowPolicy/block``. Either way it is counted.
     @discardableResult
-    public nonisolated func offer(_ event: EventEnvelope) -> Bool {
+    public func offer(_ event: EventEnvelope) -> Bool {
         buffer.offer(event)
     }
 
     /// Hands one event over, waiting for room under ``OverflowPolicy/block``.
     /// - Throws: ``PipelineError`` with code ``PipelineError/Code/closed`` once shutdown began;
     ///   `CancellationError` if the task is cancelled while waiting.
-    public nonisolated func send(_ event: EventEnvelope) async throws {
+    public func send(_ event: EventEnvelope) async throws {
         try checkStrict(event)
         try await buffer.append(contentsOf: CollectionOfOne(event))
     }
 
     /// Hands events over in order, waiting for room under ``OverflowPolicy/block``.
     /// - Throws: as ``send(_:)``; events before the failure were accepted.
-    public nonisolated func send(contentsOf events: some Collection<EventEnvelope>) async throws {
+    public func send(contentsOf events: some Collection<EventEnvelope>) async throws {
         try await enqueue(events)
     }
 
     /// Hands events over in order, as the generic `send(contentsOf:)`: the overload for arrays,
     /// specialized here. Called from another module, the generic one copied each event through
     /// value witnesses (3 % of `tally ingest`'s CPU time).
-    public nonisolated func send(contentsOf events: [EventEnvelope]) async throws {
+    public func send(contentsOf events: [EventEnvelope]) async throws {
         try await enqueue(events)
     }
 
-    private nonisolated func enqueue(_ events: some Collection<EventEnvelope>) async throws {
+    private func enqueue(_ events: some Collection<EventEnvelope>) async throws {
         if validation?.policy == .strict {
             for event in events { try checkStrict(event) }
         }
@@ -116,7 +135,7 @@ public actor EventPipeline: Service {
     }
 
     /// Under the `strict` policy, invalid events fail at the call site.
-    private nonisolated func checkStrict(_ event: EventEnvelope) throws {
+    private func checkStrict(_ event: EventEnvelope) throws {
         guard let validation, validation.policy == .strict else { return }
         let result = validation.validator.validate(event)
         guard result.isValid else {
@@ -125,7 +144,7 @@ public actor EventPipeline: Service {
     }
 
     /// A `TrackerContract` that feeds this pipeline: what feature modules are given.
-    public nonisolated func tracker(
+    public func tracker(
         feature: String? = nil,
         identity: TrackerIdentity = TrackerIdentity(),
         context: EventContext? = nil
@@ -135,7 +154,7 @@ public actor EventPipeline: Service {
 
     /// A tracker whose events also get `stamp`'s fields at `track()` (the app-side library's
     /// identity, session and super properties).
-    package nonisolated func tracker(
+    package func tracker(
         feature: String?,
         identity: TrackerIdentity,
         context: EventContext?,
@@ -154,7 +173,7 @@ public actor EventPipeline: Service {
     /// Returns once every event accepted before the call was written by every sink and each sink
     /// was flushed (made durable). Waits for ``run()`` if it has not started. A cancelled caller
     /// stops waiting at once; the flush itself goes on.
-    public nonisolated func flush() async {
+    public func flush() async {
         let ticket = FlushTicket(parts: workers.count)
         buffer.requestFlush(ticket)
         await ticket.wait()
@@ -162,15 +181,15 @@ public actor EventPipeline: Service {
 
     /// Begins a graceful shutdown without a `ServiceGroup`: new events are refused, queued ones
     /// are delivered, and ``run()`` returns once the sinks are shut down.
-    public nonisolated func shutdown() {
+    public func shutdown() {
         buffer.close()
     }
 
     /// Whether shutdown began: new events are refused from now on.
-    public nonisolated var isShuttingDown: Bool { buffer.isClosed }
+    public var isShuttingDown: Bool { buffer.isClosed }
 
     /// What the pipeline did so far.
-    public nonisolated var statistics: PipelineStatistics {
+    public var statistics: PipelineStatistics {
         let counts = buffer.counts
         let sinkCounts = counters.withLock { $0 }
         return PipelineStatistics(
@@ -192,10 +211,13 @@ public actor EventPipeline: Service {
     /// Batches and delivers until graceful shutdown (or cancellation), then drains the queue,
     /// flushes and shuts down every sink. Cancellation drains too, but skips retry waits.
     public func run() async throws {
-        guard !hasStarted else {
+        let alreadyStarted = hasStarted.withLock { started in
+            defer { started = true }
+            return started
+        }
+        guard !alreadyStarted else {
             throw PipelineError(code: .alreadyRunning, message: "run() was called on a pipeline that already ran")
         }
-        hasStarted = true
         logger.debug("pipeline started", metadata: ["tally.sinks": "\(workers.map(\.sink.name))"])
         let buffer = self.buffer
         await withGracefulShutdownHandler {
@@ -218,7 +240,7 @@ public actor EventPipeline: Service {
         )
     }
 
-    private nonisolated func process() async {
+    private func process() async {
         await withTaskGroup(of: Void.self) { outer in
             outer.addTask { await self.runTicker(clock: self.clock) }
             await withTaskGroup(of: Void.self) { inner in
@@ -233,7 +255,7 @@ public actor EventPipeline: Service {
     }
 
     /// Moves batches and flush requests from the event queue to every sink's queue.
-    private nonisolated func batch() async {
+    private func batch() async {
         var taken = Deque<EventEnvelope>()
         while let work = await buffer.next(reusing: &taken) {
             switch work {
@@ -257,7 +279,7 @@ public actor EventPipeline: Service {
     }
 
     /// Validates each event on its own: invalid ones leave the batch (reject) or are marked (annotate).
-    private nonisolated func validate(_ events: inout Deque<EventEnvelope>) async {
+    private func validate(_ events: inout Deque<EventEnvelope>) async {
         guard let validation else { return }
         var rejected: [(EventEnvelope, String)] = []
         var annotated: UInt64 = 0
@@ -307,7 +329,7 @@ public actor EventPipeline: Service {
     /// Every `batchInterval` while events wait: a partial batch is then due, and drops are
     /// reported. With the queue empty it waits for the next event instead of ticking, so an idle
     /// app's process is not woken once a second for nothing.
-    private nonisolated func runTicker<C: Clock>(clock: C) async where C.Duration == Duration {
+    private func runTicker<C: Clock>(clock: C) async where C.Duration == Duration {
         while !Task.isCancelled {
             await buffer.waitUntilTickable()
             do {
@@ -319,7 +341,7 @@ public actor EventPipeline: Service {
         }
     }
 
-    private nonisolated func reportDrops(_ drops: UInt64) {
+    private func reportDrops(_ drops: UInt64) {
         guard drops > 0 else { return }
         logger.warning(
             "queue full: events dropped",
