@@ -43,7 +43,7 @@ let package = Package(
         .target(name: "TrackingMocks", dependencies: ["Tracking"], swiftSettings: strict),
 
         // Envelope, ids, timestamps, JSON: value types shared by every other target.
-        .target(name: "TallyCore", dependencies: ["Tracking"], swiftSettings: strict),
+        .target(name: "TallyCore", swiftSettings: strict),
 
         // Other sources' NDJSON (Segment spec messages, PostHog events) mapped to envelopes.
         .target(name: "TallyFormats", dependencies: ["TallyCore"], swiftSettings: strict),
@@ -51,7 +51,7 @@ let package = Package(
         // Tracking plans: JSON Schema keywords, the registry, event validation and plan importers.
         .target(name: "TallySchema", dependencies: ["TallyCore"], swiftSettings: strict),
 
-        // The batching actor, the sink protocol and the in-process sinks.
+        // The batching pipeline, the sink protocol, retries and dead letters.
         .target(
             name: "TallyPipeline",
             dependencies: [
@@ -129,8 +129,8 @@ let package = Package(
             swiftSettings: strict
         ),
 
-        // zlib (Debian's zlib1g-dev), and the small streaming inflater over it: the collector's request
-        // bodies now, the app-side uploader's gzip later; it depends on nothing heavy.
+        // zlib (Debian's zlib1g-dev), and the small streaming inflater and deflater over it: the
+        // collector's request bodies and the app-side uploader's gzip; it depends on nothing heavy.
         .systemLibrary(name: "CZlib", pkgConfig: "zlib", providers: [.apt(["zlib1g-dev"])]),
         .target(name: "TallyCompression", dependencies: ["CZlib"], swiftSettings: strict),
 
@@ -140,7 +140,7 @@ let package = Package(
             name: "TallyDelivery",
             dependencies: [
                 "Tracking", "TallyCore", "TallyPipeline", "TallyCompression",
-                "TallySchema",  // the tracking plan's privacy keywords (issue 18)
+                "TallySchema",  // the tracking plan's privacy keywords
                 .product(name: "Logging", package: "swift-log"),
                 .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
             ],
