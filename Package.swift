@@ -45,11 +45,13 @@ let package = Package(
         // Envelope, ids, timestamps, JSON: value types shared by every other target.
         .target(name: "TallyCore", swiftSettings: strict),
 
-        // Other sources' NDJSON (Segment spec messages, PostHog events) mapped to envelopes.
-        .target(name: "TallyFormats", dependencies: ["TallyCore"], swiftSettings: strict),
-
         // Tracking plans: JSON Schema keywords, the registry, event validation and plan importers.
         .target(name: "TallySchema", dependencies: ["TallyCore"], swiftSettings: strict),
+
+        // The way in: every source's input (tally, Segment spec messages, PostHog events) decoded to
+        // envelopes, and the one accept step (stamp, validate, default feature) of ingest, serve
+        // and replay.
+        .target(name: "TallyFormats", dependencies: ["TallyCore", "TallySchema"], swiftSettings: strict),
 
         // The batching pipeline, the sink protocol, retries and dead letters.
         .target(

@@ -59,9 +59,22 @@ package struct ForeignLine: Sendable {
     static let objectKeys: Set<String> = ["properties", "traits", "context"]
 
     /// Reads `line`; malformed JSON (anywhere in the line) is an error for the whole line.
-    package init(_ line: UnsafeBufferPointer<UInt8>) throws(EnvelopeDecodingError) {
+    /// `bareArrayIsBatch`: a top-level array is read as the `batch` of an empty wrapper (PostHog's
+    /// `/batch` takes one).
+    package init(_ line: UnsafeBufferPointer<UInt8>, bareArrayIsBatch: Bool = false) throws(EnvelopeDecodingError) {
         var parser = JSONParser(bytes: line)
         parser.skipWhitespace()
+        if bareArrayIsBatch, parser.peek() == UInt8(ascii: "[") {
+            do throws(JSONError) {
+                top = Message()
+                batch = try Self.elements(&parser)
+                parser.skipWhitespace()
+                guard parser.peek() == nil else { throw JSONError(.trailingContent, at: parser.offset) }
+            } catch {
+                throw EnvelopeDecodingError(.malformedJSON, path: "$", message: error.description)
+            }
+            return
+        }
         if parser.peek() != UInt8(ascii: "{") {
             do throws(JSONError) {
                 _ = try parser.parseDocument()

@@ -38,6 +38,23 @@ public struct FormatDecoder: Sendable {
     ///   with no time of its own occurred then, as those services take it. Files have no arrival
     ///   time: without one, such a message is refused.
     public func decode(_ line: UnsafeBufferPointer<UInt8>, arrivedAt: Timestamp? = nil) -> Decoded {
+        decode(line, arrivedAt: arrivedAt, shape: .asSent)
+    }
+
+    /// What a collector's route implies about the bodies posted to it.
+    package enum Shape: Sendable {
+        /// Nothing: the body says what it is.
+        case asSent
+        /// A Segment call of this type (`/v1/track`): a message that names no `type` has this one.
+        case segmentCall(String)
+        /// A PostHog batch route: a bare JSON array is the batch.
+        case batchOrArray
+    }
+
+    /// Decodes `line` as a body posted to a route that implies `shape`.
+    package func decode(_ line: UnsafeBufferPointer<UInt8>, arrivedAt: Timestamp?, shape: Shape) -> Decoded {
+        let impliedType: String?
+        if case .segmentCall(let type) = shape { impliedType = type } else { impliedType = nil }
         if format == .tally || (format == .auto && Self.contains(Self.occurredAtKey, in: line)) {
             return Decoded(
                 format: .tally,
@@ -49,19 +66,27 @@ public struct FormatDecoder: Sendable {
         // In `auto`, only lines that name a `type` can be Segment messages: a PostHog line is not
         // read twice (by the fast path, which would decline it, and then by ForeignLine).
         if format == .segment || (format == .auto && Self.contains(Self.typeKey, in: line)),
-            let event = SegmentLineDecoder.decode(line)
+            let event = SegmentLineDecoder.decode(line, impliedType: impliedType)
         {
             return Decoded(format: .segment, results: [.success(event)])
         }
         let foreign: ForeignLine
         do {
-            foreign = try ForeignLine(line)
+            if case .batchOrArray = shape {
+                foreign = try ForeignLine(line, bareArrayIsBatch: true)
+            } else {
+                foreign = try ForeignLine(line)
+            }
         } catch {
             return Decoded(format: format, results: [.failure(error)])
         }
         let detected = format == .auto ? SourceFormat.detect(foreign) : format
         switch detected {
-        case .segment: return Decoded(format: .segment, results: segment.map(foreign, arrivedAt: arrivedAt))
+        case .segment:
+            return Decoded(
+                format: .segment,
+                results: segment.map(foreign, arrivedAt: arrivedAt, impliedType: impliedType)
+            )
         case .posthog: return Decoded(format: .posthog, results: posthog.map(foreign, arrivedAt: arrivedAt))
         default:
             return Decoded(

@@ -18,8 +18,9 @@ package import TallyCore
 /// reference for every refusal and its message. Whatever this returns, the mapper returns too
 /// (the format tests check both paths against each other).
 package struct SegmentLineDecoder {
-    /// The envelope of `line`, or nil to leave the line to the mapper.
-    package static func decode(_ line: UnsafeBufferPointer<UInt8>) -> EventEnvelope? {
+    /// The envelope of `line`, or nil to leave the line to the mapper. `impliedType`: the call type
+    /// of a message that names none (the route it was posted to, `/v1/track`).
+    package static func decode(_ line: UnsafeBufferPointer<UInt8>, impliedType: String? = nil) -> EventEnvelope? {
         var parser = JSONParser(bytes: line)
         var fields = Fields()
         do {
@@ -52,6 +53,7 @@ package struct SegmentLineDecoder {
         } catch {
             return nil
         }
+        if fields.type == nil { fields.type = impliedType }
         return fields.envelope()
     }
 

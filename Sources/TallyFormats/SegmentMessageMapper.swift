@@ -25,10 +25,14 @@ package struct SegmentMessageMapper: Sendable {
     /// `context` merges under each message's own and whose `sentAt` applies to messages without one).
     /// Each result is an envelope or the reason its message was refused (path inside the line).
     /// `arrivedAt`: when a collector received the line, the time of a message that has none.
-    package func map(_ line: ForeignLine, arrivedAt: Timestamp? = nil) -> [Result<EventEnvelope, EnvelopeDecodingError>]
-    {
+    /// `impliedType`: the call type of a message that names none (the route it was posted to).
+    package func map(
+        _ line: ForeignLine,
+        arrivedAt: Timestamp? = nil,
+        impliedType: String? = nil
+    ) -> [Result<EventEnvelope, EnvelopeDecodingError>] {
         line.mapMessages { (message, path, batch) throws(EnvelopeDecodingError) in
-            try map(message: message, path: path, batch: batch, arrivedAt: arrivedAt)
+            try map(message: message, path: path, batch: batch, arrivedAt: arrivedAt, impliedType: impliedType)
         }
     }
 
@@ -36,10 +40,11 @@ package struct SegmentMessageMapper: Sendable {
         message: ForeignLine.Message,
         path: String,
         batch: ForeignLine.Message?,
-        arrivedAt: Timestamp?
+        arrivedAt: Timestamp?,
+        impliedType: String?
     ) throws(EnvelopeDecodingError) -> EventEnvelope {
         func field(_ key: String) -> JSONValue? { message.member(key) }
-        guard let type = try ForeignValues.string(field("type"), path: "\(path).type") else {
+        guard let type = try ForeignValues.string(field("type"), path: "\(path).type") ?? impliedType else {
             throw EnvelopeDecodingError(
                 .missingField,
                 path: "\(path).type",

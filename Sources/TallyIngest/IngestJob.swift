@@ -103,6 +103,7 @@ package final class IngestJob {
     private let pipeline: EventPipeline
     private let progress: ((Progress) -> Void)?
     private let decoder: FormatDecoder
+    private let intake: EventIntake
     private let rejects: RejectWriter
     private var report = IngestReport()
     private var pending: [EventEnvelope] = []
@@ -118,6 +119,7 @@ package final class IngestJob {
         self.pipeline = pipeline
         self.progress = progress
         decoder = FormatDecoder(format: options.format)
+        intake = EventIntake(validator: options.validator, defaultFeature: options.defaultFeature, arrival: .keepGiven)
         rejects = RejectWriter(path: options.rejectsPath)
         report.validation = options.validator.registry == nil ? "structural" : "registry"
     }
@@ -237,44 +239,21 @@ package final class IngestJob {
     }
 
     private func accept(
-        _ decoded: EventEnvelope,
+        _ decoded: consuming EventEnvelope,
         format: SourceFormat,
         source: String,
         line: LineReader.Line,
         receivedAt: Timestamp
     ) throws {
-        var event = decoded
-        if event.receivedAt == nil { event.receivedAt = receivedAt }
-        let result = options.validator.validate(event)
-        guard result.isValid else {
-            var first = result.violations[0]
-            if result.violations.count > 1 { first.message = result.summary }
-            if first.code == .tooLarge, first.path == "$" {
-                first.message += " (--max-event-bytes)"
-            }
-            try reject(source, line.number, first, raw: line.bytes)
-            return
+        switch intake.admit(decoded, format: format, receivedAt: receivedAt) {
+        case .accepted(let event, let placed):
+            report.accepted += 1
+            if placed { report.futurePlaced += 1 }
+            pending.append(event)
+        case .rejected(var violation, _):
+            if violation.code == .tooLarge, violation.path == "$" { violation.message += " (--max-event-bytes)" }
+            try reject(source, line.number, violation, raw: line.bytes)
         }
-        report.accepted += 1
-        var accepted = result.event
-        if accepted.feature == nil, accepted.kind == .track {
-            accepted.feature = options.defaultFeature ?? Self.feature(of: accepted, format: format)
-        }
-        if accepted.placeIfFromTheFuture() { report.futurePlaced += 1 }
-        pending.append(accepted)
-    }
-
-    /// The feature of an event that names none, that no plan claims and with no `--feature`: for
-    /// tally's own lines the first word of the name (`episode_list_viewed` → `episode`, as screens
-    /// are named after their feature); for other sources the source (`segment`, `posthog`).
-    static func feature(of event: EventEnvelope, format: SourceFormat) -> String {
-        format == .tally ? feature(fromName: event.name) : format.rawValue
-    }
-
-    /// The feature of an event that names none and has no tracking plan: the first word of its
-    /// name (`episode_list_viewed` → `episode`), as screens are named after their feature.
-    package static func feature(fromName name: String) -> String {
-        String(name.prefix { $0 != "_" })
     }
 
     private func reject(_ source: String, _ line: Int, _ violation: EventViolation, raw: UnsafeBufferPointer<UInt8>?)

@@ -14,16 +14,14 @@ package struct ReplayDecoder: Sendable {
         case invalid(EventViolation)
     }
 
-    private let validator: EventValidator
     private let decoder: FormatDecoder
-    private let defaultFeature: String?
+    private let intake: EventIntake
 
     /// A decoder checking with `validator`; `format` as `tally ingest --format`, `defaultFeature` as
     /// its `--feature`.
     package init(validator: EventValidator, format: SourceFormat = .auto, defaultFeature: String? = nil) {
-        self.validator = validator
         decoder = FormatDecoder(format: format)
-        self.defaultFeature = defaultFeature
+        intake = EventIntake(validator: validator, defaultFeature: defaultFeature, arrival: .keepGiven)
     }
 
     /// The events of `bytes`. `arrivedAt`: when a collector received them (a Segment or PostHog
@@ -36,19 +34,11 @@ package struct ReplayDecoder: Sendable {
             switch result {
             case .failure(let error):
                 return .invalid(EventViolation(ReasonCode(error.code), path: error.path, message: error.message))
-            case .success(var event):
-                if event.receivedAt == nil { event.receivedAt = arrivedAt ?? now }
-                let checked = validator.validate(event)
-                guard checked.isValid else {
-                    var first = checked.violations[0]
-                    if checked.violations.count > 1 { first.message = checked.summary }
-                    return .invalid(first)
+            case .success(let event):
+                switch intake.admit(event, format: decoded.format, receivedAt: arrivedAt ?? now) {
+                case .accepted(let accepted, _): events.append(accepted)
+                case .rejected(let violation, _): return .invalid(violation)
                 }
-                var accepted = checked.event
-                if accepted.feature == nil, accepted.kind == .track {
-                    accepted.feature = defaultFeature ?? IngestJob.feature(of: accepted, format: decoded.format)
-                }
-                events.append(accepted)
             }
         }
         guard !events.isEmpty else {

@@ -24,6 +24,15 @@ struct PayloadDecoder {
     let sender: WriteKeyTable.Sender
     let requestID: String
     let receivedAt: Timestamp
+    private let intake: EventIntake
+
+    init(kind: PayloadKind, sender: WriteKeyTable.Sender, requestID: String, receivedAt: Timestamp) {
+        self.kind = kind
+        self.sender = sender
+        self.requestID = requestID
+        self.receivedAt = receivedAt
+        intake = EventIntake(validator: sender.validator, defaultFeature: sender.feature, arrival: .overwrite)
+    }
 
     private static let tallyDecoder = EnvelopeDecoder()
     private static let segment = FormatDecoder(format: .segment)
@@ -39,35 +48,13 @@ struct PayloadDecoder {
             case .tally:
                 try decodeTally(buffer, into: &decoded)
             case .segmentBatch:
-                try decodeForeign(buffer, Self.segment, into: &decoded)
+                try decodeForeign(buffer, Self.segment, shape: .asSent, into: &decoded)
             case .sharedBatch:
-                try decodeForeign(buffer, Self.auto, into: &decoded)
+                try decodeForeign(buffer, Self.auto, shape: .asSent, into: &decoded)
             case .segmentCall(let type):
-                if JSONTopLevel.hasMember(buffer, "type") {
-                    try decodeForeign(buffer, Self.segment, into: &decoded)
-                } else {
-                    // The route names the call: `{"type":"track",` + the rest of the object.
-                    var typed = Array(#"{"type":"#.utf8)
-                    JSONWriter.appendString(type, to: &typed)
-                    let rest = buffer.drop { $0 != UInt8(ascii: "{") }.dropFirst()
-                    if !rest.drop(while: { $0 == 0x20 || $0 == 0x0A || $0 == 0x0D || $0 == 0x09 }).starts(with: [
-                        UInt8(ascii: "}")
-                    ]) {
-                        typed.append(UInt8(ascii: ","))
-                    }
-                    typed.append(contentsOf: rest)
-                    try typed.withUnsafeBufferPointer { try decodeForeign($0, Self.segment, into: &decoded) }
-                }
+                try decodeForeign(buffer, Self.segment, shape: .segmentCall(type), into: &decoded)
             case .posthog:
-                if buffer.first(where: { $0 != 0x20 && $0 != 0x0A && $0 != 0x0D && $0 != 0x09 }) == UInt8(ascii: "[") {
-                    // A bare array is a batch.
-                    var wrapped = Array(#"{"batch":"#.utf8)
-                    wrapped.append(contentsOf: buffer)
-                    wrapped.append(UInt8(ascii: "}"))
-                    try wrapped.withUnsafeBufferPointer { try decodeForeign($0, Self.posthog, into: &decoded) }
-                } else {
-                    try decodeForeign(buffer, Self.posthog, into: &decoded)
-                }
+                try decodeForeign(buffer, Self.posthog, shape: .batchOrArray, into: &decoded)
             }
         }
         if decoded.events.isEmpty && decoded.rejects.isEmpty {
@@ -122,9 +109,10 @@ struct PayloadDecoder {
     private func decodeForeign(
         _ body: UnsafeBufferPointer<UInt8>,
         _ decoder: FormatDecoder,
+        shape: FormatDecoder.Shape,
         into decoded: inout Decoded
     ) throws {
-        let result = decoder.decode(body, arrivedAt: receivedAt)
+        let result = decoder.decode(body, arrivedAt: receivedAt, shape: shape)
         decoded.format = result.format
         var results = result.results
         if results.count == 1, case .failure(let error) = results[0], error.path == "$" || error.path == "$.batch" {
@@ -158,28 +146,18 @@ struct PayloadDecoder {
     // The event is consumed and moved on, never copied: a copy of an envelope's fields retains
     // about ten references, and an event that is still shared when it is stamped gets one.
     private func accept(
-        _ decodedEvent: consuming EventEnvelope,
+        _ event: consuming EventEnvelope,
         format: SourceFormat,
         index: Int,
         into decoded: inout Decoded
     ) {
-        var event = decodedEvent
-        // The collector received it now, whatever a client wrote there.
-        event.receivedAt = receivedAt
-        let result = sender.validator.validate(consume event)
-        guard result.isValid else {
-            var first = result.violations[0]
-            if result.violations.count > 1 { first.message = result.summary }
-            reject(first, index: index, raw: Array(result.event.ndjsonLine.dropLast()), into: &decoded)
-            return
+        switch intake.admit(event, format: format, receivedAt: receivedAt) {
+        case .accepted(let accepted, let placed):
+            if placed { decoded.futurePlaced += 1 }
+            decoded.events.append(accepted)
+        case .rejected(let violation, let event):
+            reject(violation, index: index, raw: Array(event.ndjsonLine.dropLast()), into: &decoded)
         }
-        var accepted = (consume result).event
-        if accepted.feature == nil, accepted.kind == .track {
-            accepted.feature =
-                sender.feature ?? (format == .tally ? String(accepted.name.prefix { $0 != "_" }) : format.rawValue)
-        }
-        if accepted.placeIfFromTheFuture() { decoded.futurePlaced += 1 }
-        decoded.events.append(accepted)
     }
 
     private func reject(_ violation: EventViolation, index: Int, raw: [UInt8]?, into decoded: inout Decoded) {
