@@ -46,16 +46,6 @@ enum JSONTopLevel {
         }
     }
 
-    /// Whether the top-level object has a member `name` (names with escapes are compared as sent).
-    static func hasMember(_ body: UnsafeBufferPointer<UInt8>, _ name: String) -> Bool {
-        var found = false
-        forEachMember(body) { (key, _) throws(JSONError) in
-            found = key.elementsEqual(name.utf8)
-            return found
-        }
-        return found
-    }
-
     /// The byte ranges of the messages of a Segment or PostHog body, in the order the mappers
     /// return their results: the elements of its `batch` array (or of a bare array), else the
     /// whole body as one message. Nil when they cannot be told.
