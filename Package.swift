@@ -382,7 +382,7 @@ let package = Package(
         .testTarget(
             name: "TallyDashboardTests",
             dependencies: [
-                "TallyDashboard", "TallyReports", "TallyCore", "TallyTestSupport",
+                "TallyDashboard", "TallyReports", "TallyCore", "TallyFileStore", "TallyTestSupport",
                 .product(name: "Hummingbird", package: "hummingbird"),
                 .product(name: "HummingbirdTesting", package: "hummingbird"),
             ],

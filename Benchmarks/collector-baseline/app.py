@@ -1,4 +1,4 @@
-"""The baseline collector for scripts/bench-collector.sh: what a team would write in an afternoon
+"""The baseline collector for scripts/bench.sh --part collector: what a team would write in an afternoon
 with the usual Python stack, written to be fast, not to lose (FastAPI on uvicorn with uvloop and
 httptools, psycopg 3 with an async connection pool, COPY into a per-connection staging table, then
 one INSERT … ON CONFLICT DO NOTHING into tally.events).

@@ -216,7 +216,7 @@ struct ServeCommand: AsyncParsableCommand {
         case .postgres:
             try await database.checkReadyForEvents()
             // Four rounds at once: a round waits mostly on the server, and with two the collector
-            // left a third of the machine idle (scripts/bench-collector.sh: 2 → 4 gave +6 to 13 %).
+            // left a third of the machine idle (scripts/bench.sh --part collector: 2 → 4 gave +6 to 13 %).
             eventSink = PostgresSink(
                 conninfo: database.conninfo,
                 maxConcurrentWrites: databaseConnections,

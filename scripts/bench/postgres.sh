@@ -8,10 +8,10 @@
 #   the same                                                          vs   tally ingest without rollup upkeep
 #     (15 rounds, or $TALLY_BENCH_PAIRS; with 500 users, then with 100,000)
 #   tally summary --by feature from the rollups                        vs   the raw GROUP BY (--exact)
-#   scripts/bench-postgres.sh [EVENTS] [SUMMARY_EVENTS]     (defaults 200000 and 1000000; the 10M
+#   scripts/bench.sh --part postgres [EVENTS] [SUMMARY_EVENTS]     (defaults 200000 and 1000000; the 10M
 #                                                            figure: SUMMARY_EVENTS=10000000, ~3 min)
 set -euo pipefail
-cd "$(dirname "$0")/.."
+cd "$(dirname "$0")/../.."
 source scripts/lib/common.sh
 source scripts/lib/postgres.sh
 tally_find_swift
