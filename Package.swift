@@ -401,7 +401,7 @@ let package = Package(
         .testTarget(
             name: "ClickHouseTests",
             dependencies: [
-                "TallyClickHouse", "TallyCore", "TallyPipeline", "TallyReports", "TallyTestSupport",
+                "TallyClickHouse", "TallyCore", "TallyFileStore", "TallyPipeline", "TallyReports", "TallyTestSupport",
             ],
             swiftSettings: strict
         ),

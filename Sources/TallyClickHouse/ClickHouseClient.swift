@@ -1,6 +1,6 @@
 import AsyncHTTPClient
 import NIOCore
-package import TallyCore
+import TallyCore
 
 /// Statements to ClickHouse's HTTP interface (port 8123) through async-http-client's shared client:
 /// one request per statement, results in RowBinary, settings as URL parameters.

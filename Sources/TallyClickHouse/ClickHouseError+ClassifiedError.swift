@@ -12,11 +12,13 @@ extension ClickHouseError: ClassifiedError {
         38, 41, 69, 70, 72,  // CANNOT_PARSE_DATE / _DATETIME, ARGUMENT_OUT_OF_BOUND, CANNOT_CONVERT_TYPE, _NUMBER
         43, 44, 47, 48,  // ILLEGAL_TYPE_OF_ARGUMENT, ILLEGAL_COLUMN, UNKNOWN_IDENTIFIER, NOT_IMPLEMENTED
         53,  // TYPE_MISMATCH
+        171,  // BLOCK_STRUCTURE_MISMATCH: a shard's table differs from the Distributed table
         60, 81,  // UNKNOWN_TABLE, UNKNOWN_DATABASE
         62,  // SYNTAX_ERROR
         117,  // INCORRECT_DATA
         164,  // READONLY
-        192, 193, 194, 195, 516,  // UNKNOWN_USER, WRONG_PASSWORD, REQUIRED_PASSWORD, IP_ADDRESS_NOT_ALLOWED, AUTHENTICATION_FAILED
+        // UNKNOWN_USER, WRONG_PASSWORD, REQUIRED_PASSWORD, IP_ADDRESS_NOT_ALLOWED, AUTHENTICATION_FAILED
+        192, 193, 194, 195, 516,
         497,  // ACCESS_DENIED
     ]
 
@@ -32,5 +34,16 @@ extension ClickHouseError: ClassifiedError {
             return message.hasPrefix("HTTP 401") || message.hasPrefix("HTTP 403") ? .permanent : .transient
         default: return .transient
         }
+    }
+}
+
+extension ClickHouseError {
+    /// Server codes that mean a value did not fit its column: the event, not the store, is wrong.
+    static let dataCodes: Set<Int> = [6, 26, 27, 33, 38, 41, 53, 69, 70, 72, 117]
+
+    /// Whether the server refused the rows themselves (a value that does not fit a column): those
+    /// rows go to `tally.failed_events`, and the others load.
+    package var isDataProblem: Bool {
+        code == .server && serverCode.map(Self.dataCodes.contains) == true
     }
 }

@@ -101,3 +101,14 @@ package struct RowBinaryWriter: Sendable {
         return remainder < 0 ? quotient - 1 : quotient
     }
 }
+
+extension RowBinaryWriter {
+    /// The UTC day of `time` as a `Date` (days since 1970 in a UInt16; a time before 1970 or after
+    /// 2149 is clamped, its exact time stays in its `occurred_at`).
+    package mutating func date(_ time: Timestamp) {
+        let days = time.utcDate.daysSinceEpoch
+        let clamped = UInt16(clamping: max(0, min(Int64(UInt16.max), Int64(days))))
+        bytes.append(UInt8(truncatingIfNeeded: clamped))
+        bytes.append(UInt8(truncatingIfNeeded: clamped >> 8))
+    }
+}

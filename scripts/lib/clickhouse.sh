@@ -6,6 +6,7 @@
 
 # tally_ch_install: Debian's clickhouse-server and clickhouse-client when missing.
 tally_ch_install() {
+    case ":$PATH:" in *:/usr/sbin:*) ;; *) export PATH="$PATH:/usr/sbin" ;; esac
     command -v clickhouse-server >/dev/null 2>&1 && command -v clickhouse-client >/dev/null 2>&1 && return 0
     command -v dpkg-query >/dev/null 2>&1 || {
         echo "error: clickhouse-server is missing (Debian: apt-get install clickhouse-server clickhouse-client)" >&2
