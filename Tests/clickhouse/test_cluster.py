@@ -173,7 +173,6 @@ def test_three_collectors_and_two_ingests_store_overlapping_traffic_once(nodes, 
             assert tally("migrate", "--database-url", url).returncode == 0
             export = tmp_path / "clients.ndjson"
             # The clients' events as ClickHouse holds them, then the generated file: both into PostgreSQL.
-            client_lines = tally("report", "actors", "--help")  # noqa: F841 (keeps the binary warm)
             rows_json = sql(nodes[0], "SELECT DISTINCT toString(event_id) AS event_id, name, feature, properties, "
                             "occurred_at, user_id FROM tally.events FORMAT JSONEachRow")
             with export.open("w") as out:
