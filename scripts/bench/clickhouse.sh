@@ -35,15 +35,21 @@ echo "ClickHouse $TALLY_CH_VERSION (2 shards) vs PostgreSQL $(psql "$pg" -Atc 'S
 cpu_of() {
     local total=0 pid ticks
     for pid in "$@"; do
-        ticks=$(awk '{print $14 + $15}' "/proc/$pid/stat" 2>/dev/null || echo 0)
+        ticks=$({ sed 's/.*) //' "/proc/$pid/stat" 2>/dev/null || true; } | awk '{ t = $12 + $13 + $14 + $15 } END { print t + 0 }')
         total=$((total + ticks))
     done
     echo "$total"
 }
+# The servers' processes: both shards (their threads count in their own times), or the postmaster
+# and its backends.
 server_pids() {
+    local postmaster
     case "$1" in
-        clickhouse) cat "$TALLY_CH_ROOT/shard1/server.pid" "$TALLY_CH_ROOT/shard2/server.pid" ;;
-        postgres) pgrep -d ' ' -f "postgres.*$work/postgres" || head -1 "$work/postgres/data/postmaster.pid" ;;
+        clickhouse) echo "$(cat "$TALLY_CH_ROOT/shard1/server.pid") $(cat "$TALLY_CH_ROOT/shard2/server.pid")" ;;
+        postgres)
+            postmaster=$(head -1 "$TALLY_PG_ROOT/data/postmaster.pid")
+            echo "$postmaster" $(pgrep -P "$postmaster")
+            ;;
     esac
 }
 hz=$(getconf CLK_TCK)
@@ -76,6 +82,14 @@ PY
 echo "ingest (first load):"
 ingest postgres
 ingest clickhouse
+# Bytes on disk per event (both shards; PostgreSQL's events partitions with their indexes).
+ch_bytes=0
+for node in "$TALLY_CH_URL" "$TALLY_CH_URL2"; do
+    b=$(curl -sf "$node/" --data-binary "SELECT sum(bytes) FROM system.parts WHERE database = 'tally' AND table = 'events_local' AND active")
+    ch_bytes=$((ch_bytes + b))
+done
+pg_bytes=$(psql "$pg" -Atc "SELECT sum(pg_total_relation_size(c.oid)) FROM pg_class c JOIN pg_inherits i ON i.inhrelid = c.oid WHERE i.inhparent = 'tally.events'::regclass")
+echo "  on disk: ClickHouse $((ch_bytes / events)) bytes/event, PostgreSQL $((pg_bytes / events)) bytes/event (events table and indexes)"
 echo "ingest again (every event a duplicate):"
 ingest postgres
 ingest clickhouse
