@@ -69,7 +69,7 @@ package struct ClickHouseMigrator: Sendable {
                 "INSERT INTO tally.schema_migrations (version, name, checksum) VALUES (\(migration.version), "
                     + "'\(migration.name)', '\(migration.checksum)')"
             )
-            logger.info(
+            logger.debug(
                 "applied ClickHouse migration",
                 metadata: ["node": "\(name)", "version": "\(migration.version)"]
             )
