@@ -36,6 +36,8 @@ let package = Package(
         .package(url: "https://github.com/apple/swift-nio-extras", from: "1.34.1"),
         .package(url: "https://github.com/apple/swift-http-types", from: "1.8.0"),
         .package(url: "https://github.com/swiftlang/swift-syntax", from: "603.0.1"),
+        // The ClickHouse store's HTTP client (already in the graph through HummingbirdTesting).
+        .package(url: "https://github.com/swift-server/async-http-client", from: "1.37.0"),
     ],
     targets: [
         // The API feature modules import: no dependencies at all.
@@ -115,6 +117,19 @@ let package = Package(
         .executableTarget(name: "tally-embed-sql", swiftSettings: strict),
         .plugin(name: "TallyMigrationsPlugin", capability: .buildTool(), dependencies: ["tally-embed-sql"]),
 
+        // ClickHouse, the distributed store: its schema, the sink (RowBinary over HTTP) and the client
+        // reports read through.
+        .target(
+            name: "TallyClickHouse",
+            dependencies: [
+                "TallyCore", "TallyPipeline",
+                .product(name: "AsyncHTTPClient", package: "async-http-client"),
+                .product(name: "NIOCore", package: "swift-nio"),
+                .product(name: "Logging", package: "swift-log"),
+            ],
+            swiftSettings: strict
+        ),
+
         // `tally ingest`: NDJSON files through validation into the pipeline; `tally replay` of the files
         // of events that were not stored.
         .target(
@@ -127,7 +142,7 @@ let package = Package(
         // PostgreSQL (the tracking plans check report definitions).
         .target(
             name: "TallyReports",
-            dependencies: ["TallyCore", "TallyFileStore", "TallyPostgres", "TallySchema"],
+            dependencies: ["TallyCore", "TallyFileStore", "TallyPostgres", "TallyClickHouse", "TallySchema"],
             swiftSettings: strict
         ),
 
@@ -154,7 +169,7 @@ let package = Package(
             name: "TallyServer",
             dependencies: [
                 "TallyCore", "TallyFormats", "TallySchema", "TallyPipeline", "TallyCompression", "TallyFileStore",
-                "TallyPostgres",
+                "TallyPostgres", "TallyClickHouse",
                 .product(name: "Hummingbird", package: "hummingbird"),
                 .product(name: "HummingbirdCore", package: "hummingbird"),
                 .product(name: "NIOCore", package: "swift-nio"),
@@ -230,6 +245,7 @@ let package = Package(
                 "TallyIngest",
                 "TallyReports",
                 "TallyPostgres",
+                "TallyClickHouse",
                 "TallyServer",
                 "TallyCodegen",
                 "TallyVerify",
@@ -382,6 +398,13 @@ let package = Package(
         .testTarget(
             name: "TallyStatusTests",
             dependencies: ["TallyStatus", "TallySchema", "TallyCore", "TallyPostgres", "TallyTestSupport"],
+            swiftSettings: strict
+        ),
+        .testTarget(
+            name: "ClickHouseTests",
+            dependencies: [
+                "TallyClickHouse", "TallyCore", "TallyFileStore", "TallyPipeline", "TallyReports", "TallyTestSupport",
+            ],
             swiftSettings: strict
         ),
         .testTarget(

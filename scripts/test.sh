@@ -11,6 +11,9 @@
 #                              episode-demo's outbox and uploader against tally serve, behind a fault proxy)
 #   scripts/test.sh --reports [PYTEST ARGS]     only the report tests (Tests/reports, pytest: every report on
 #                              the file store and PostgreSQL against a reference written from docs/reports.md)
+#   scripts/test.sh --clickhouse [PYTEST ARGS]  only the ClickHouse tests: the Swift ClickHouseTests, the report
+#                              cases on ClickHouse and Tests/clickhouse (pytest: collectors and ingests into a
+#                              throwaway two-shard cluster, faults)
 #   scripts/test.sh --dashboard [PYTEST ARGS]   only the dashboard tests (Tests/dashboard, pytest: tally dashboard
 #                              in headless Chromium over both stores; screenshots in .build/artifacts/dashboard)
 set -euo pipefail
@@ -18,10 +21,12 @@ cd "$(dirname "$0")/.."
 source scripts/lib/common.sh
 source scripts/lib/postgres.sh
 source scripts/lib/python.sh
+source scripts/lib/clickhouse.sh
 collector_only=""
 delivery_only=""
 reports_only=""
 dashboard_only=""
+clickhouse_only=""
 if [ "${1:-}" = "--collector" ]; then
     collector_only=1
     shift
@@ -31,12 +36,15 @@ elif [ "${1:-}" = "--delivery" ]; then
 elif [ "${1:-}" = "--reports" ]; then
     reports_only=1
     shift
+elif [ "${1:-}" = "--clickhouse" ]; then
+    clickhouse_only=1
+    shift
 elif [ "${1:-}" = "--dashboard" ]; then
     dashboard_only=1
     shift
 fi
 # One of the pytest suites alone: no Swift tests, no other suite.
-only="$collector_only$delivery_only$reports_only$dashboard_only"
+only="$collector_only$delivery_only$reports_only$dashboard_only$clickhouse_only"
 
 tally_find_swift
 tally_install_system_packages
@@ -62,6 +70,7 @@ scripts/docs.sh --symbol-graphs "$graphs"
 work=$(mktemp -d /tmp/tally-test.XXXXXX)
 chmod 755 "$work"  # the server may run as the postgres user
 cleanup() {
+    tally_ch_stop
     tally_pg_stop
     rm -rf "$work"
 }
@@ -69,6 +78,15 @@ trap cleanup EXIT
 tally_log "starting a throwaway PostgreSQL"
 tally_pg_start "$work/postgres"
 tally_log "PostgreSQL on 127.0.0.1:$TALLY_PG_PORT ($work/postgres)"
+
+if [ -z "$only" ] || [ -n "$reports_only$clickhouse_only" ]; then
+    # Two shards of Debian's clickhouse-server on loopback ports of their own (never a system instance).
+    tally_log "starting a throwaway two-shard ClickHouse"
+    tally_ch_start "$work/clickhouse"
+    tally_log "ClickHouse $TALLY_CH_VERSION on $TALLY_CH_URL and $TALLY_CH_URL2 ($work/clickhouse)"
+    export TALLY_TEST_CLICKHOUSE_URL="$TALLY_CH_URL,$TALLY_CH_URL2"
+    export TALLY_TEST_REQUIRE_CLICKHOUSE=1
+fi
 
 export TALLY_CONFORMANCE_DIR="${TALLY_CONFORMANCE_DIR:-$(cd .. && pwd)/shared/external-data}"
 # Every PostgreSQL test runs here: one that finds no database fails instead of skipping.
@@ -81,6 +99,19 @@ if { [ $# -eq 0 ] && [ -z "$only" ]; } || [ -n "$reports_only" ]; then
     # Every report kind and mode on the file store and PostgreSQL, against Tests/reports/reference.py.
     tally_log "running the report tests (Tests/reports, pytest)"
     TALLY_BIN="$PWD/.build/debug/tally" "$TALLY_PYTHON" -m pytest -p no:cacheprovider -q -rs Tests/reports "$@"
+fi
+if { [ $# -eq 0 ] && [ -z "$only" ]; } || [ -n "$clickhouse_only" ]; then
+    # ClickHouse as the distributed store: the Swift suites, the report cases, collectors and faults.
+    tally_log "running the ClickHouse tests"
+    # The full run ran the Swift suites and the report cases above already.
+    if [ -n "$clickhouse_only" ]; then
+        swift test --skip-build --filter 'ClickHouseTests'
+        TALLY_BIN="$PWD/.build/debug/tally" "$TALLY_PYTHON" -m pytest -p no:cacheprovider -q -rs \
+            Tests/reports -k clickhouse "$@"
+    fi
+    if [ -d Tests/clickhouse ]; then
+        TALLY_BIN="$PWD/.build/debug/tally" "$TALLY_PYTHON" -m pytest -p no:cacheprovider -q -rs Tests/clickhouse "$@"
+    fi
 fi
 if { [ $# -eq 0 ] && [ -z "$only" ]; } || [ -n "$dashboard_only" ]; then
     # tally dashboard as a process in headless Chromium (Selenium) over both stores; hostile input.

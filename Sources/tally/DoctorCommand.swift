@@ -57,6 +57,8 @@ struct DoctorCommand: AsyncParsableCommand {
         var chosen = try SummaryStore.chosen(store, dataDirectory: dataDirectory, database: database)
         var report: DoctorReport
         switch chosen.kind {
+        case .clickhouse:
+            throw CommandFailure(.usage, "tally doctor checks the file store or PostgreSQL, not ClickHouse")
         case .file:
             report = DoctorReport(store: chosen.headline, checks: FileStoreDoctor(directory: chosen.directory).checks())
         case .postgres:

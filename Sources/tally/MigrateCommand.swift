@@ -19,10 +19,16 @@ struct MigrateCommand: AsyncParsableCommand {
             Examples:
               tally migrate --database-url postgresql://tally_owner@db.internal/analytics
               DATABASE_URL=postgresql:///analytics tally migrate
+              tally migrate --clickhouse --clickhouse-url http://ch1:8123,http://ch2:8123
             """
     )
 
     @OptionGroup var database: DatabaseOption
+
+    @Flag(name: .long, help: "Migrate ClickHouse (every node of --clickhouse-url) instead of PostgreSQL.")
+    var clickhouse = false
+
+    @OptionGroup var clickhouseNodes: ClickHouseOption
 
     @Option(
         name: .long,
@@ -31,6 +37,7 @@ struct MigrateCommand: AsyncParsableCommand {
     var migrations: String?
 
     func run() async throws {
+        if clickhouse { return try await clickhouseNodes.migrate() }
         do {
             let connection = try await PostgresConnection.connect(database.conninfo)
             let outcome = try await (migrations.map(Migrator.init(directory:)) ?? .standard).migrate(connection)

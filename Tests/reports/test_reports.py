@@ -140,6 +140,33 @@ def postgres_store(admin_url: str, dataset):
             admin.execute(f"DROP DATABASE IF EXISTS {name} WITH (FORCE)")
 
 
+@pytest.fixture(scope="session")
+def clickhouse_store(dataset):
+    """The two-shard cluster of TALLY_TEST_CLICKHOUSE_URL (every node, comma-separated), emptied and
+    migrated (`tally migrate --clickhouse`), the dataset ingested into it twice, once through each
+    node: `--clickhouse-url` as given to the commands."""
+    import urllib.request
+
+    urls = os.environ.get("TALLY_TEST_CLICKHOUSE_URL", "")
+    if not urls:
+        if os.environ.get("TALLY_TEST_REQUIRE_CLICKHOUSE") == "1":
+            pytest.fail("TALLY_TEST_REQUIRE_CLICKHOUSE=1 but TALLY_TEST_CLICKHOUSE_URL is empty")
+        pytest.skip("no TALLY_TEST_CLICKHOUSE_URL: scripts/test.sh starts a throwaway two-shard ClickHouse")
+    require_binary()
+    nodes = urls.split(",")
+    for node in nodes:
+        urllib.request.urlopen(node + "/", data=b"DROP DATABASE IF EXISTS tally", timeout=60).read()
+    migrate = tally("migrate", "--clickhouse", "--clickhouse-url", urls)
+    assert migrate.returncode == 0, migrate.stderr
+    for index, path in enumerate(dataset["files"]):
+        node = nodes[index % len(nodes)]
+        result = tally("ingest", str(path), "--report", "json", "--quiet", "--sink", "clickhouse",
+                       "--clickhouse-url", node, "--data-dir", str(dataset["directory"] / "clickhouse-dead-letters"),
+                       cwd=dataset["directory"])
+        assert result.returncode == 0, result.stderr
+    return urls
+
+
 # MARK: The dataset in the stores (runs before `tally report` exists)
 
 
@@ -164,7 +191,22 @@ def test_postgres_holds_the_dataset_once(postgres_store, reference_store):
     assert sum(answer["identities"].values()) == len(reference_store.identities)
 
 
-# MARK: Every case on both stores
+def test_clickhouse_holds_the_dataset_once_with_each_actor_on_one_shard(clickhouse_store, reference_store):
+    import urllib.request
+
+    answer = summary("--store", "clickhouse", "--clickhouse-url", clickhouse_store)
+    assert answer["total"]["events"] == len(reference_store.events)
+    assert answer["estimated_total_events"] == reference.estimated(reference_store.events)
+    assert sum(answer["identities"].values()) == len(reference_store.identities)
+    actors = []
+    for node in clickhouse_store.split(","):
+        query = b"SELECT DISTINCT actor FROM tally.events_local WHERE actor != '' FORMAT TabSeparated"
+        actors.append(set(urllib.request.urlopen(node + "/", data=query, timeout=60).read().decode().split("\n")) - {""})
+    assert all(actors), "both shards hold events"
+    assert not actors[0] & actors[1], "an actor's events sit on one shard"
+
+
+# MARK: Every case on every store
 
 
 def comparable(value):
@@ -244,3 +286,8 @@ def test_file_store_answers_as_the_reference(name, report_command, file_store, r
 @pytest.mark.parametrize("name", CASE_NAMES)
 def test_postgres_answers_as_the_reference(name, report_command, postgres_store, reference_answers):
     check_case(name, ["--store", "postgres", "--database-url", postgres_store], reference_answers[name])
+
+
+@pytest.mark.parametrize("name", CASE_NAMES)
+def test_clickhouse_answers_as_the_reference(name, report_command, clickhouse_store, reference_answers):
+    check_case(name, ["--store", "clickhouse", "--clickhouse-url", clickhouse_store], reference_answers[name])

@@ -13,6 +13,8 @@ package struct SummaryStore: Sendable, Hashable {
         case file
         /// PostgreSQL.
         case postgres
+        /// ClickHouse (`--clickhouse-url`; only when asked for with `--store clickhouse`).
+        case clickhouse
     }
 
     /// Contradictory options; the message says how to resolve them (it names options, never the
@@ -114,6 +116,18 @@ package struct SummaryStore: Sendable, Hashable {
         }
 
         switch store {
+        case .clickhouse?:
+            if dataDirectory != nil || databaseURL != nil {
+                throw Conflict(.bothStores, "--data-dir and --database-url are not for --store clickhouse; drop them.")
+            }
+            return SummaryStore(
+                kind: .clickhouse,
+                directory: directory,
+                conninfo: nil,
+                chosenBy: "--store",
+                note: nil,
+                location: "ClickHouse"
+            )
         case .file?:
             if databaseURL != nil {
                 throw Conflict(.databaseURLWithFileStore, "--database-url is for --store postgres; drop one of them.")

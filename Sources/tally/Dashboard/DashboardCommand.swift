@@ -100,6 +100,8 @@ struct DashboardCommand: AsyncParsableCommand {
         var chosen = try SummaryStore.chosen(store, dataDirectory: dataDirectory, database: database)
         let location: DashboardStore.Location
         switch chosen.kind {
+        case .clickhouse:
+            throw CommandFailure(.usage, "tally dashboard reads the file store or PostgreSQL, not ClickHouse")
         case .file:
             guard FileManager.default.fileExists(atPath: chosen.directory) else {
                 throw CommandFailure(

@@ -13,7 +13,7 @@ import TallySchema
 /// `tally ingest [FILE ...]`.
 struct IngestCommand: AsyncParsableCommand {
     enum Sink: String, ExpressibleByArgument, CaseIterable {
-        case file, stdout, postgres
+        case file, stdout, postgres, clickhouse
     }
 
     enum ReportFormat: String, ExpressibleByArgument, CaseIterable {
@@ -67,7 +67,8 @@ struct IngestCommand: AsyncParsableCommand {
 
     @Option(
         name: .long,
-        help: "Where events go: file (the store under --data-dir), postgres (--database-url) or stdout; repeatable."
+        help:
+            "Where events go: file (the store under --data-dir), postgres (--database-url), clickhouse (--clickhouse-url) or stdout; repeatable."
     )
     var sink: [Sink] = []
 
@@ -76,6 +77,8 @@ struct IngestCommand: AsyncParsableCommand {
     @OptionGroup var registry: RegistryOption
 
     @OptionGroup var database: DatabaseOption
+
+    @OptionGroup var clickhouse: ClickHouseOption
 
     @Option(
         name: .long,
@@ -188,8 +191,11 @@ struct IngestCommand: AsyncParsableCommand {
                 )
                 postgresSink = sink
                 eventSinks.append(sink)
+            case .clickhouse:
+                eventSinks.append(try clickhouse.sink(logger: logger))
             }
         }
+        if sinks.contains(.clickhouse) { try await clickhouse.checkReadyForEvents() }
         if sinks.contains(.postgres) { try await database.checkReadyForEvents() }
         let plans =
             registry.registry != nil

@@ -10,12 +10,14 @@ struct ReportOutputOptions: ParsableArguments {
     @Option(name: .long, help: "table, json or csv.")
     var format: ReportFormat = .table
 
-    @Option(name: .long, help: "The store to read: file or postgres (default: as `tally summary` chooses).")
+    @Option(name: .long, help: "The store to read: file, postgres or clickhouse (default: as `tally summary` chooses).")
     var store: SummaryStore.Kind?
 
     @OptionGroup var dataDirectory: DataDirectoryOption
 
     @OptionGroup var database: DatabaseOption
+
+    @OptionGroup var clickhouse: ClickHouseOption
 
     /// A definition error found while running (a cohort outside the range) is a usage error.
     private static func running<Value>(_ body: () async throws -> Value) async throws -> Value {
@@ -50,6 +52,8 @@ struct ReportOutputOptions: ParsableArguments {
         var chosen = try SummaryStore.chosen(store, dataDirectory: dataDirectory, database: database)
         let (scope, result): (ReportScope, ReportResult)
         switch chosen.kind {
+        case .clickhouse:
+            (scope, result) = try await clickhouse.run(report, store: &chosen)
         case .file:
             guard FileManager.default.fileExists(atPath: chosen.directory) else {
                 throw CommandFailure(

@@ -14,7 +14,7 @@ import UnixSignals
 /// `tally serve`: the HTTP collector.
 struct ServeCommand: AsyncParsableCommand {
     enum Sink: String, ExpressibleByArgument, CaseIterable {
-        case file, postgres
+        case file, postgres, clickhouse
     }
 
     static let configuration = CommandConfiguration(
@@ -50,7 +50,10 @@ struct ServeCommand: AsyncParsableCommand {
     @Option(name: .long, parsing: .unconditional, help: "The port (0: any free port).")
     var port = 8080
 
-    @Option(name: .long, help: "Where events go: file (the store under --data-dir) or postgres (--database-url).")
+    @Option(
+        name: .long,
+        help: "Where events go: file (under --data-dir), postgres (--database-url) or clickhouse (--clickhouse-url)."
+    )
     var sink: Sink = .file
 
     @OptionGroup var store: DataDirectoryOption
@@ -58,6 +61,8 @@ struct ServeCommand: AsyncParsableCommand {
     @OptionGroup var registry: RegistryOption
 
     @OptionGroup var database: DatabaseOption
+
+    @OptionGroup var clickhouse: ClickHouseOption
 
     @Option(name: .long, help: "The keys file (tally keys add); its keys may send.")
     var keys: String?
@@ -223,6 +228,10 @@ struct ServeCommand: AsyncParsableCommand {
                 logger: logger
             )
             rejectSink = PostgresRejectSink(conninfo: database.conninfo)
+        case .clickhouse:
+            try await clickhouse.checkReadyForEvents()
+            eventSink = try clickhouse.sink(maxConcurrentWrites: databaseConnections, logger: logger)
+            rejectSink = try clickhouse.rejectSink()
         }
         // Warned once the store is ready: a command that fails at start warns nothing.
         if allowAnonymous {

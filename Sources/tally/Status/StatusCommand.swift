@@ -74,6 +74,8 @@ struct StatusCommand: AsyncParsableCommand {
         let store = try chosenStore()
         let observations: StatusObservations
         switch store.kind {
+        case .clickhouse:
+            throw CommandFailure(.usage, "tally status reads the file store or PostgreSQL, not ClickHouse")
         case .postgres:
             do {
                 let connection = try await PostgresConnection.connect(store.conninfo)

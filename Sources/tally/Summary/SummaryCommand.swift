@@ -60,12 +60,17 @@ struct SummaryCommand: AsyncParsableCommand {
     @Option(name: .long, help: "table, json or csv.")
     var format: SummaryFormat = .table
 
-    @Option(name: .long, help: "The store to read: file or postgres (default: as 'Which store' above says).")
+    @Option(
+        name: .long,
+        help: "The store to read: file, postgres or clickhouse (default: as 'Which store' above says)."
+    )
     var store: SummaryStore.Kind?
 
     @OptionGroup var dataDirectory: DataDirectoryOption
 
     @OptionGroup var database: DatabaseOption
+
+    @OptionGroup var clickhouse: ClickHouseOption
 
     @Flag(name: .long, help: "With PostgreSQL: count from the raw events instead of the rollups.")
     var exact = false
@@ -99,6 +104,8 @@ struct SummaryCommand: AsyncParsableCommand {
         var store = try chosenStore()
         let summary: Summary
         switch store.kind {
+        case .clickhouse:
+            summary = try await clickhouse.summarize(query, store: &store)
         case .postgres:
             do {
                 let connection = try await PostgresConnection.connect(store.conninfo)

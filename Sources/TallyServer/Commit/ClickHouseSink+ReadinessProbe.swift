@@ -1,0 +1,4 @@
+import TallyClickHouse
+
+/// `/readyz` with `--sink clickhouse`: ready while a node answers.
+extension ClickHouseSink: ReadinessProbe {}
