@@ -3,7 +3,7 @@
 #
 #   scripts/public-api.sh                    public declarations per module: lines of Sources/<Module>
 #                                            that begin with `public` or `open` (`public import` aside);
-#                                            the measure of issue 15's closing note. Products marked *.
+#                                            the size a review compares. Products marked *.
 #   scripts/public-api.sh --list MODULE…     those declarations, as file:line
 #   scripts/public-api.sh --symbols [DIR]    public symbols per module, from the compiler's symbol
 #                                            graphs: also counts enum cases, `@inlinable public` and

@@ -13,7 +13,7 @@ extension EpisodeDemoCommand {
         configuration.validation = validation
         let platform = DemoLifecycleHook()
         sdk.apply(to: &configuration, hook: platform)
-        // The plan's personal data and sample rates apply on the device too (issue 18).
+        // The plan's personal data and sample rates apply on the device too.
         configuration.trackingPlan = validation?.validator.registry
         let delivery: TallyDelivery
         do {

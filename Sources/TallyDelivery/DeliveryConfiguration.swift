@@ -64,7 +64,7 @@ public struct DeliveryConfiguration: Sendable {
     /// Validation before the outbox, if any (the collector validates anyway).
     public var validation: EventValidation?
 
-    // MARK: The app SDK: identity, context, sessions, lifecycle, enrichment (issue 18)
+    // MARK: The app SDK: identity, context, sessions, lifecycle, enrichment
 
     /// The context filled into every event (automatic, overridable).
     public var context = ContextConfiguration()
@@ -75,7 +75,7 @@ public struct DeliveryConfiguration: Sendable {
     /// Hooks that change or drop each event before it is written to the outbox, in order.
     public var enrichment: [EnrichmentHook] = []
 
-    // MARK: Privacy: consent, personal data, sampling (issue 18)
+    // MARK: Privacy: consent, personal data, sampling
 
     /// The consent of a new install (no `consent.json` in the outbox directory yet): `.granted`
     /// unless the app asks first (`.pending`: events wait in the outbox until the user decides).

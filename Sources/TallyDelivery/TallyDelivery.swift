@@ -28,10 +28,10 @@ public final class TallyDelivery: Service, Sendable {
     let uploader: Uploader
     private let queueDropsReported = Locked<UInt64>(0)
     private let logger: Logger
-    /// The app SDK's identity, session and super properties (issue 18).
+    /// The app SDK's identity, session and super properties.
     let identity: IdentityCenter
     private let lifecycle: LifecycleReporter?
-    /// Consent (issue 18, privacy): `OUTBOX/consent.json`, and the events discarded without it.
+    /// Consent: `OUTBOX/consent.json`, and the events discarded without it.
     let consentStore: ConsentStore
     let discardedNoConsent = Locked<UInt64>(0)
 

@@ -2,7 +2,7 @@ import Foundation
 import TallyTestSupport
 import Testing
 
-/// Issue 15, item 13: tests that cannot pass by accident, and a scripts/test.sh that builds once.
+/// Tests that cannot pass by accident, and a scripts/test.sh that builds once.
 @Suite("the test harness", .serialized)
 struct TestHarnessTests {
     #if os(Linux)

@@ -2,7 +2,7 @@ import Foundation
 import TallyTestSupport
 import Testing
 
-/// Issue 15, item 9: sysexits codes, one meaning each, the same in every command.
+/// Sysexits codes, one meaning each, the same in every command.
 @Suite("exit codes (CLI)", .serialized)
 struct ExitCodeTests {
     @Test("a database that is down is 69 in every command that uses one")

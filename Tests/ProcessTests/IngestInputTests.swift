@@ -2,7 +2,7 @@ import Foundation
 import TallyTestSupport
 import Testing
 
-/// Issue 15, item 10: inputs checked before reading, --max-rejects stops where it says, input that
+/// `tally ingest`: inputs checked before reading, --max-rejects stops where it says, input that
 /// is not NDJSON named as such, rejected lines named in the report, size limits that agree.
 @Suite("tally ingest: inputs, rejects and limits (CLI)", .serialized)
 struct IngestInputTests {

@@ -2,7 +2,7 @@ import Foundation
 import TallyTestSupport
 import Testing
 
-/// Issue 18, item 6: events sampled on the device keep their `sample_rate` through ingest and both
+/// Events sampled on the device keep their `sample_rate` through ingest and both
 /// stores, and `tally summary` prints stored counts and estimated totals side by side, the same
 /// from the file store and from PostgreSQL.
 @Suite("tally summary: sampled events, stored and estimated (CLI)", .serialized)

@@ -2,7 +2,7 @@ import Foundation
 import TallyTestSupport
 import Testing
 
-/// Issue 15, item 11: sort, limit, a total row, plurals, RFC 3339 times and the filters in JSON,
+/// `tally summary` output: sort, limit, a total row, plurals, RFC 3339 times and the filters in JSON,
 /// and `--by` given twice refused.
 @Suite("tally summary: output (CLI)", .serialized)
 struct SummaryOutputTests {

@@ -2,7 +2,7 @@ import Foundation
 import TallyTestSupport
 import Testing
 
-/// Issue 15, item 8: `tally summary` reads the store the user named and says which one it read.
+/// `tally summary` reads the store the user named and says which one it read.
 @Suite("tally summary: which store (CLI)", .serialized)
 struct SummaryStoreTests {
     @Test("an explicit --data-dir wins over DATABASE_URL, and the header and JSON say so")

@@ -1,4 +1,4 @@
-"""Consent (issue 18, item 5) through episode-demo's real outbox and uploader, against a live
+"""Consent through episode-demo's real outbox and uploader, against a live
 `tally serve` with PostgreSQL behind the test proxy: under pending nothing is uploaded (the proxy,
 hence the collector, sees no request), after grant everything held is, after denial nothing is and
 the outbox is empty, and the choice is remembered in the outbox directory across launches."""

@@ -1,4 +1,4 @@
-"""Personal data (issue 18, item 5): properties a tracking plan marks `x-tally-personal-data` are
+"""Personal data: properties a tracking plan marks `x-tally-personal-data` are
 removed or hashed on the device, before the outbox, so they never reach the server. Asserted on
 what left the device (the proxy's request bodies), on the outbox files and on PostgreSQL."""
 import hashlib

@@ -1,4 +1,4 @@
-"""Sampling (issue 18, item 6) end to end: a plan samples `episode_list_episode_selected` at 50 %;
+"""Sampling end to end: a plan samples `episode_list_episode_selected` at 50 %;
 each demo run with an outbox of its own is an install (its own anonymous id). The decision is the
 documented one (SHA-256 of the id, first 8 bytes, below the rate), so each install's selections
 are all stored or none, stored ones carry `sample_rate`, and `tally summary` estimates the total

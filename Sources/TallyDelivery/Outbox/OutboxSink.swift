@@ -15,7 +15,7 @@ struct OutboxSink: EventSink {
     var preparation = EventPreparation()
     /// Runs on the outbox's queue before each batch is written (the install state saved with it).
     var beforeWrite: (@Sendable () -> Void)?
-    /// The directory's consent: when denied, batches are discarded, not written (issue 18).
+    /// The directory's consent: when denied, batches are discarded, not written.
     var consent: ConsentStore?
     /// Called with the events discarded for want of consent.
     var discarded: (@Sendable (Int) -> Void)?
