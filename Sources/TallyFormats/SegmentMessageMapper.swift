@@ -199,6 +199,10 @@ package struct SegmentMessageMapper: Sendable {
         if call.kind == .track, case .string(let feature)? = call.context?.additional["feature"], !feature.isEmpty {
             event.feature = feature
         }
+        // ... and an event whose producer could only send strings as `context.stringProperties`.
+        if call.kind == .track, case .bool(true)? = call.context?.additional["stringProperties"] {
+            event.stringProperties = true
+        }
         return event
     }
 

@@ -64,7 +64,7 @@ package struct PlanVerifier: Sendable {
     /// Names of the types that conform to `TrackingEventContract`, directly or through protocols
     /// refining it, sorted.
     static func conformingTypes(_ types: [String: [DeclaredType]]) -> [String] {
-        var protocols: Set<String> = ["TrackingEventContract"]
+        var protocols: Set<String> = ["TrackingEventContract", "TypedTrackingEventContract"]
         var grew = true
         while grew {
             grew = false

@@ -47,10 +47,19 @@ struct EventValidationTests {
 
     @Test("values are normalized to their declared types; feature and version are filled in")
     func normalization() {
-        let event = Fixtures.event(
-            "episode_detail_play_tapped",
-            ["episode_id": "ep-7", "downloaded": "true", "playback_speed": "1.5", "resume_at_seconds": "12"]
+        let properties: [String: PropertyValue] = [
+            "episode_id": "ep-7", "downloaded": "true", "playback_speed": "1.5", "resume_at_seconds": "12",
+        ]
+        // Strings from a typed source are not numbers or booleans: plain JSON Schema semantics.
+        let typed = Self.validator.validate(Fixtures.event("episode_detail_play_tapped", properties))
+        #expect(
+            typed.violations.map(\.path).sorted() == [
+                "$.properties.downloaded", "$.properties.playback_speed", "$.properties.resume_at_seconds",
+            ]
         )
+        #expect(typed.codes.allSatisfy { $0 == .typeMismatch })
+        // From a producer that can only send strings, they are read as the declared types.
+        let event = Fixtures.event("episode_detail_play_tapped", properties, fromStrings: true)
         let result = Self.validator.validate(event)
         #expect(result.isValid, "\(result.summary)")
         #expect(result.event.properties["downloaded"] == .bool(true))

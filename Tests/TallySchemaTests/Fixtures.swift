@@ -27,7 +27,8 @@ enum Fixtures {
         _ name: String,
         _ properties: [String: PropertyValue] = [:],
         feature: String? = nil,
-        version: String? = nil
+        version: String? = nil,
+        fromStrings: Bool = false
     ) -> EventEnvelope {
         var generator = UUIDv7Generator(seed: 1)
         return EventEnvelope(
@@ -36,7 +37,8 @@ enum Fixtures {
             feature: feature,
             properties: EventProperties(properties),
             occurredAt: .now(),
-            schemaVersion: version
+            schemaVersion: version,
+            stringProperties: fromStrings
         )
     }
 }

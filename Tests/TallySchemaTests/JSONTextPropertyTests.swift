@@ -21,10 +21,13 @@ struct JSONTextPropertyTests {
     @Test("a string holding a JSON array or object becomes that value, and is validated in depth")
     func containersFromText() throws {
         let validator = try NestedPropertyTests.validator(Self.plan)
-        let good = try NestedPropertyTests.event(
+        var good = try NestedPropertyTests.event(
             "cart_checked_out",
             #"{"products":"[{\"sku\":\"a\",\"quantity\":2}]","address":"{\"city\":\"Lyon\"}","note":"{\"x\":1}"}"#
         )
+        // From a typed source (JSON), a string is a string: no array, no object.
+        #expect(validator.validate(good).codes == [.typeMismatch, .typeMismatch])
+        good.stringProperties = true
         let verdict = validator.validate(good)
         #expect(verdict.isValid, "\(verdict.summary)")
         #expect(verdict.event.properties["products"]?.jsonValue.typeName == "array")
@@ -32,10 +35,11 @@ struct JSONTextPropertyTests {
         // A type list that allows strings keeps the string: nothing is inferred.
         #expect(verdict.event.properties["note"]?.jsonValue.typeName == "string")
 
-        let bad = try NestedPropertyTests.event(
+        var bad = try NestedPropertyTests.event(
             "cart_checked_out",
             #"{"products":"[{\"quantity\":0}]","address":"not json"}"#
         )
+        bad.stringProperties = true
         let paths = Set(validator.validate(bad).violations.map(\.path))
         #expect(paths.contains("$.properties.products[0].sku"))
         #expect(paths.contains("$.properties.products[0].quantity"))

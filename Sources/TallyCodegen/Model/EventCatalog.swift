@@ -58,7 +58,7 @@ package struct EventCatalog: Sendable {
                     path: "$",
                     diagnostics: &diagnostics
                 )
-                let cases = NameScope(reserved: ["name", "properties"])
+                let cases = NameScope(reserved: ["name", "properties", "typedProperties"])
                 let namespace = TypeNamespace(taken: [])
                 var generated: [Event] = []
                 for (action, schema) in events {
@@ -98,21 +98,6 @@ package struct EventCatalog: Sendable {
                             + (plan.description.isEmpty ? [] : [""] + Documentation.lines(plan.description)),
                         events: generated,
                         nested: namespace.declarations
-                    )
-                )
-            }
-            let sendsNonStrings = types.contains {
-                $0.events.contains { $0.parameters.contains { $0.type != .string } }
-            }
-            if !plan.normalizeStrings, sendsNonStrings {
-                diagnostics.append(
-                    CodegenDiagnostic(
-                        file: planFile,
-                        path: "$.normalize_strings",
-                        message:
-                            "the plan does not normalize strings: events tracked through TrackingEventContract carry "
-                            + "strings, so their non-string properties will be rejected; set \"normalize_strings\": "
-                            + "true to track these events from Swift"
                     )
                 )
             }

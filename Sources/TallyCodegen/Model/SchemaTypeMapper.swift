@@ -125,7 +125,7 @@ struct SchemaTypeMapper {
         namespace: TypeNamespace,
         prefix: String
     ) -> SwiftType {
-        let scope = NameScope(reserved: ["tallyJSON"])
+        let scope = NameScope(reserved: ["tallyValue"])
         let inner = TypeNamespace(taken: [])
         let fields = self.fields(of: schema, path: path, scope: scope, namespace: inner, prefix: "")
         let documentation = Documentation.lines(schema["description"]?.stringValue ?? schema["title"]?.stringValue)

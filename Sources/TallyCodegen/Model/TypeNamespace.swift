@@ -12,8 +12,8 @@ final class TypeNamespace {
     /// Names a nested type must not shadow: the standard types the generated code spells.
     static let reservedTypeNames: Set<String> = [
         "String", "Int", "Double", "Bool", "Array", "Dictionary", "Optional", "Sendable", "Hashable", "Equatable",
-        "CaseIterable", "Swift", "Tracking", "TrackingEventContract", "TallyJSON", "Never", "Any", "Self", "Type",
-        "Protocol", "Character", "KeyValuePairs",
+        "CaseIterable", "Swift", "Tracking", "TrackingEventContract", "TypedTrackingEventContract", "TrackingValue",
+        "TallyTracking", "Never", "Any", "Self", "Type", "Protocol", "Character", "KeyValuePairs",
     ]
 
     /// Declares `declaration` under the name derived from `name` (prefixed with `prefix` when that is

@@ -2,7 +2,7 @@
 /// same bytes (no dates, no paths, everything in the plan's order).
 struct SwiftEventRenderer {
     private var lines: [String] = []
-    private var usesJSON = false
+    private var usesHelper = false
 
     /// The source of `file`.
     static func render(_ file: EventCatalog.FeatureFile) -> String {
@@ -17,7 +17,7 @@ struct SwiftEventRenderer {
             renderer.lines.append("")
             renderer.eventType(type)
         }
-        if renderer.usesJSON {
+        if renderer.usesHelper {
             renderer.lines.append("")
             renderer.lines += helperSource
         }
@@ -26,7 +26,7 @@ struct SwiftEventRenderer {
 
     private mutating func eventType(_ type: EventCatalog.EventType) {
         documentation(type.documentation, indent: "")
-        lines.append("enum \(type.name): TrackingEventContract, Hashable {")
+        lines.append("enum \(type.name): TypedTrackingEventContract, Hashable {")
         for (index, event) in type.events.enumerated() {
             if index > 0 { lines.append("") }
             eventCase(event)
@@ -40,7 +40,7 @@ struct SwiftEventRenderer {
         lines.append("        }")
         lines.append("    }")
         lines.append("")
-        lines.append("    var properties: [String: String] {")
+        lines.append("    var typedProperties: [String: TrackingValue] {")
         lines.append("        switch self {")
         for event in type.events { propertiesCase(event) }
         lines.append("        }")
@@ -99,18 +99,18 @@ struct SwiftEventRenderer {
             lines.append("        ):")
         }
         let hasOptional = event.parameters.contains(where: \.isOptional)
-        if hasOptional { usesJSON = true }
+        if hasOptional { usesHelper = true }
         let pairs = event.parameters.map { field -> String in
             let value = SwiftNames.escaped(field.identifier)
             let key = SwiftLiteral.string(field.key)
             if field.isOptional {
-                return "(\(key), \(optionalMap(value, field.type, json: false)))"
+                return "(\(key), \(optionalValue(value, field.type)))"
             }
             // With optional values, every pair is a tuple of the helper's list.
             return hasOptional
-                ? "(\(key), \(stringValue(value, field.type)))" : "\(key): \(stringValue(value, field.type))"
+                ? "(\(key), \(typedValue(value, field.type)))" : "\(key): \(typedValue(value, field.type))"
         }
-        let open = hasOptional ? "TallyJSON.properties([" : "["
+        let open = hasOptional ? "TallyTracking.properties([" : "["
         let close = hasOptional ? "])" : "]"
         let oneLine = "            " + open + pairs.joined(separator: ", ") + close
         if oneLine.count <= 120 {
@@ -127,40 +127,28 @@ struct SwiftEventRenderer {
         return "\(SwiftNames.escaped(field.identifier)): \(type)"
     }
 
-    /// `value` (of `type`) as the string `properties` carries: scalars in their text, nested values as
-    /// JSON text.
-    private mutating func stringValue(_ value: String, _ type: SwiftType) -> String {
+    /// `value` (of `type`) as the typed value tally receives: scalars as themselves, enums as their
+    /// raw value, structs as objects, arrays element by element (never through text).
+    private func typedValue(_ value: String, _ type: SwiftType) -> String {
         switch type {
-        case .string, .fallback: return value
-        case .int, .double, .bool: return "String(\(value))"
-        case .enumeration(_, let raw): return raw == .string ? "\(value).rawValue" : "String(\(value).rawValue)"
-        case .structure: return "\(value).tallyJSON"
-        case .array: return jsonValue(value, type)
-        }
-    }
-
-    /// `value` (of `type`) as JSON text.
-    private mutating func jsonValue(_ value: String, _ type: SwiftType) -> String {
-        usesJSON = true
-        switch type {
-        case .string, .fallback: return "TallyJSON.string(\(value))"
-        case .int, .bool: return "String(\(value))"
-        case .double: return "TallyJSON.number(\(value))"
+        case .string, .fallback: return "TrackingValue.string(\(value))"
+        case .int: return "TrackingValue.integer(\(value))"
+        case .double: return "TrackingValue.number(\(value))"
+        case .bool: return "TrackingValue.bool(\(value))"
         case .enumeration(_, let raw):
             switch raw {
-            case .string: return "TallyJSON.string(\(value).rawValue)"
-            case .int: return "String(\(value).rawValue)"
-            case .double: return "TallyJSON.number(\(value).rawValue)"
+            case .string: return "TrackingValue.string(\(value).rawValue)"
+            case .int: return "TrackingValue.integer(\(value).rawValue)"
+            case .double: return "TrackingValue.number(\(value).rawValue)"
             }
-        case .structure: return "\(value).tallyJSON"
-        case .array(let element): return "TallyJSON.array(\(value)) { \(jsonValue("$0", element)) }"
+        case .structure: return "\(value).tallyValue"
+        case .array(let element): return "TrackingValue.array(\(value).map { \(typedValue("$0", element)) })"
         }
     }
 
-    /// An optional `value` mapped to its text (`nil` stays `nil`).
-    private mutating func optionalMap(_ value: String, _ type: SwiftType, json: Bool) -> String {
-        let mapped = json ? jsonValue("$0", type) : stringValue("$0", type)
-        return mapped == "$0" ? value : "\(value).map { \(mapped) }"
+    /// An optional `value` mapped to its typed value (`nil` stays `nil`, and is left out).
+    private func optionalValue(_ value: String, _ type: SwiftType) -> String {
+        "\(value).map { \(typedValue("$0", type)) }"
     }
 
     private mutating func nested(_ declaration: NestedDeclaration, indent: String) {
@@ -176,7 +164,7 @@ struct SwiftEventRenderer {
             }
             lines.append("\(indent)}")
         case .structure(let structure):
-            usesJSON = true
+            usesHelper = true
             documentation(structure.documentation, indent: indent)
             lines.append("\(indent)struct \(structure.name): Sendable, Hashable {")
             for field in structure.fields {
@@ -203,15 +191,17 @@ struct SwiftEventRenderer {
             }
             lines.append("\(indent)    }")
             lines.append("")
-            lines.append("\(indent)    /// The value as JSON text, as the pipeline reads nested values.")
-            lines.append("\(indent)    fileprivate var tallyJSON: String {")
-            lines.append("\(indent)        TallyJSON.object([")
+            lines.append("\(indent)    /// The value as the object tally receives.")
+            lines.append("\(indent)    fileprivate var tallyValue: TrackingValue {")
+            lines.append("\(indent)        .object(")
+            lines.append("\(indent)            TallyTracking.properties([")
             for field in structure.fields {
-                let value = SwiftNames.escaped(field.identifier)
-                let text = field.isOptional ? optionalMap(value, field.type, json: true) : jsonValue(value, field.type)
-                lines.append("\(indent)            (\(SwiftLiteral.jsonKey(field.key)), \(text)),")
+                let value = "self." + SwiftNames.escaped(field.identifier)
+                let typed = field.isOptional ? optionalValue(value, field.type) : typedValue(value, field.type)
+                lines.append("\(indent)                (\(SwiftLiteral.string(field.key)), \(typed)),")
             }
-            lines.append("\(indent)        ])")
+            lines.append("\(indent)            ])")
+            lines.append("\(indent)        )")
             lines.append("\(indent)    }")
             for inner in structure.nested {
                 lines.append("")
@@ -225,47 +215,14 @@ struct SwiftEventRenderer {
         for line in docs { lines.append(line.isEmpty ? "\(indent)///" : "\(indent)/// \(line)") }
     }
 
-    /// The file's private helpers: JSON text for nested values, and dropping absent optionals.
+    /// The file's private helper: the properties of an event or a struct, absent optionals left out.
     private static let helperSource = [
-        "/// JSON text for nested values and the properties of events with optional values.",
-        "private enum TallyJSON {",
-        "    static func properties(_ pairs: [(String, String?)]) -> [String: String] {",
-        "        var properties: [String: String] = [:]",
+        "/// The properties of an event or a struct with optional values: those that are nil are left out.",
+        "private enum TallyTracking {",
+        "    static func properties(_ pairs: [(String, TrackingValue?)]) -> [String: TrackingValue] {",
+        "        var properties: [String: TrackingValue] = [:]",
         "        for (key, value) in pairs { properties[key] = value }",
         "        return properties",
-        "    }",
-        "",
-        "    static func object(_ members: [(String, String?)]) -> String {",
-        "        \"{\" + members.compactMap { key, value in value.map { key + $0 } }.joined(separator: \",\") + \"}\"",
-        "    }",
-        "",
-        "    static func array<Element>(_ elements: [Element], _ text: (Element) -> String) -> String {",
-        "        \"[\" + elements.map(text).joined(separator: \",\") + \"]\"",
-        "    }",
-        "",
-        "    static func number(_ value: Double) -> String {",
-        "        value.isFinite ? String(value) : \"null\"",
-        "    }",
-        "",
-        "    static func string(_ value: String) -> String {",
-        "        var text = \"\\\"\"",
-        "        for scalar in value.unicodeScalars {",
-        "            switch scalar {",
-        "            case \"\\\"\": text += \"\\\\\\\"\"",
-        "            case \"\\\\\": text += \"\\\\\\\\\"",
-        "            case \"\\n\": text += \"\\\\n\"",
-        "            case \"\\r\": text += \"\\\\r\"",
-        "            case \"\\t\": text += \"\\\\t\"",
-        "            default:",
-        "                if scalar.value < 0x20 {",
-        "                    let hex = String(scalar.value, radix: 16)",
-        "                    text += \"\\\\u\" + String(repeating: \"0\", count: 4 - hex.count) + hex",
-        "                } else {",
-        "                    text.unicodeScalars.append(scalar)",
-        "                }",
-        "            }",
-        "        }",
-        "        return text + \"\\\"\"",
         "    }",
         "}",
     ]

@@ -22,11 +22,4 @@ enum SwiftLiteral {
         }
         return result + "\""
     }
-
-    /// A Swift string literal holding `key` as a JSON string followed by a colon: `"\"sku\":"`.
-    static func jsonKey(_ key: String) -> String {
-        var bytes: [UInt8] = []
-        JSONWriter.appendString(key, to: &bytes)
-        return string(String(decoding: bytes, as: UTF8.self) + ":")
-    }
 }

@@ -90,6 +90,7 @@ package struct EnvelopeDecoder: Sendable {
             context: fields.context,
             schemaVersion: fields.schemaVersion,
             violations: fields.violations,
+            stringProperties: fields.stringProperties,
             sourceID: fields.foreignID ?? fields.sourceID,
             kind: fields.kind,
             groupID: fields.groupID,
@@ -131,6 +132,7 @@ package struct EnvelopeDecoder: Sendable {
         var context: EventContext?
         var schemaVersion: String?
         var violations: [String]?
+        var stringProperties = false
         var sourceID: String?
         var kind = EventKind.track
         var groupID: String?
@@ -150,7 +152,7 @@ package struct EnvelopeDecoder: Sendable {
     private static let keys: [String] = [
         "event_id", "name", "feature", "properties", "occurred_at", "sent_at", "received_at", "user_id",
         "anonymous_id", "session_id", "context", "schema_version", "violations", "source_id",
-        "type", "group_id", "previous_id", "sample_rate", "device_occurred_at",
+        "type", "group_id", "previous_id", "sample_rate", "device_occurred_at", "string_properties",
     ]
 
     /// The index in ``keys`` of a key's bytes: compared by length, then bytes, against static
@@ -180,6 +182,7 @@ package struct EnvelopeDecoder: Sendable {
             return equals(bytes, "received_at") ? 6 : nil
         case 12: return equals(bytes, "anonymous_id") ? 8 : nil
         case 14: return equals(bytes, "schema_version") ? 11 : nil
+        case 17: return equals(bytes, "string_properties") ? 19 : nil
         case 18: return equals(bytes, "device_occurred_at") ? 18 : nil
         default: return nil
         }
@@ -256,6 +259,12 @@ package struct EnvelopeDecoder: Sendable {
                 }
             }
         case 18: fields.deviceOccurredAt = try timestamp(&parser, Self.keys[index], &fields)
+        case 19:
+            switch try parser.parseValue(depth: 0) {
+            case .null: break
+            case .bool(let flag): fields.stringProperties = flag
+            default: fields.fail(.wrongType, "$.string_properties", "expected true or false")
+            }
         case 15: fields.groupID = try optionalString(&parser, Self.keys[index], &fields)
         case 16: fields.previousID = try optionalString(&parser, Self.keys[index], &fields)
         case 17:

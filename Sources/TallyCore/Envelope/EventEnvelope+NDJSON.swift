@@ -26,6 +26,7 @@ extension EventEnvelope {
         }
         bytes.append(contentsOf: #","properties":"#.utf8)
         properties.appendJSON(to: &bytes)
+        if stringProperties { bytes.append(contentsOf: #","string_properties":true"#.utf8) }
         bytes.append(contentsOf: #","occurred_at":""#.utf8)
         occurredAt.appendRFC3339(to: &bytes)
         bytes.append(UInt8(ascii: "\""))

@@ -26,6 +26,7 @@ public struct EventEnvelope: Hashable, @unchecked Sendable {
         @usableFromInline var context: EventContext?
         @usableFromInline var schemaVersion: String?
         @usableFromInline var violations: [String]?
+        @usableFromInline var stringProperties: Bool
         /// The rarer fields, one pointer (nil for a tracked event): copying an envelope's fields
         /// on the validation path stays as cheap as before they existed.
         @usableFromInline var foreign: ForeignFields?
@@ -45,6 +46,7 @@ public struct EventEnvelope: Hashable, @unchecked Sendable {
             context: EventContext?,
             schemaVersion: String?,
             violations: [String]?,
+            stringProperties: Bool,
             foreign: ForeignFields?
         ) {
             self.eventID = eventID
@@ -60,6 +62,7 @@ public struct EventEnvelope: Hashable, @unchecked Sendable {
             self.context = context
             self.schemaVersion = schemaVersion
             self.violations = violations
+            self.stringProperties = stringProperties
             self.foreign = foreign
         }
     }
@@ -194,6 +197,18 @@ public struct EventEnvelope: Hashable, @unchecked Sendable {
         }
     }
 
+    /// Whether the properties come from a producer that can only send strings (the
+    /// `[String: String]` of `TrackingEventContract.properties`): only then does validation read
+    /// a numeric or boolean string as the type the plan declares (`"3"` → `3`). Typed sources
+    /// (JSON, generated events) are checked with plain JSON Schema semantics.
+    @inlinable public var stringProperties: Bool {
+        get { storage.fields.pointee.stringProperties }
+        set {
+            makeUnique()
+            storage.fields.pointee.stringProperties = newValue
+        }
+    }
+
     /// The event's id as its source sent it, when that was not a UUID (a Segment `messageId`, a
     /// hash): ``eventID`` is then its name-based UUID (``EventID/init(foreignID:)``).
     @inlinable public var sourceID: String? {
@@ -242,7 +257,8 @@ public struct EventEnvelope: Hashable, @unchecked Sendable {
         storage.fields.pointee.foreign = foreign.nilIfEmpty
     }
 
-    /// Creates an envelope.
+    /// Creates an envelope; `stringProperties` nil means whether `properties` were made from
+    /// strings (``EventProperties/init(strings:)``).
     public init(
         eventID: EventID,
         name: String,
@@ -257,6 +273,7 @@ public struct EventEnvelope: Hashable, @unchecked Sendable {
         context: EventContext? = nil,
         schemaVersion: String? = nil,
         violations: [String]? = nil,
+        stringProperties: Bool? = nil,
         sourceID: String? = nil,
         kind: EventKind = .track,
         groupID: String? = nil,
@@ -279,6 +296,7 @@ public struct EventEnvelope: Hashable, @unchecked Sendable {
                 context: context,
                 schemaVersion: schemaVersion,
                 violations: violations,
+                stringProperties: stringProperties ?? properties.holdsStrings,
                 foreign: sourceID == nil && kind == .track && groupID == nil && previousID == nil && sampleRate == nil
                     && deviceOccurredAt == nil
                     ? nil
@@ -312,6 +330,7 @@ public struct EventEnvelope: Hashable, @unchecked Sendable {
             && lhs.context == rhs.context
             && lhs.schemaVersion == rhs.schemaVersion
             && lhs.violations == rhs.violations
+            && lhs.stringProperties == rhs.stringProperties
             && lhs.storage.fields.pointee.foreign == rhs.storage.fields.pointee.foreign
     }
 
@@ -329,6 +348,7 @@ public struct EventEnvelope: Hashable, @unchecked Sendable {
         hasher.combine(context)
         hasher.combine(schemaVersion)
         hasher.combine(violations)
+        hasher.combine(stringProperties)
         hasher.combine(storage.fields.pointee.foreign)
     }
 }

@@ -80,6 +80,12 @@ public struct EventProperties: Hashable, Sendable {
         storage = .text(text)
     }
 
+    /// Whether these are the strings of ``init(strings:)``, as a `TrackingEventContract` gives them.
+    package var holdsStrings: Bool {
+        if case .strings = storage { return true }
+        return false
+    }
+
     /// The object text, when the properties are kept so.
     package var text: PropertyText? {
         if case .text(let text) = storage { return text }

@@ -50,7 +50,8 @@ package enum WireEncoder {
 
     /// One Segment `track` message: `messageId` is the event id (a UUID, kept as is by tally's
     /// collector), `timestamp` the device time; tally's own fields without a Segment counterpart
-    /// (`feature`, `session_id`, `sample_rate`) travel in `context` (`sampleRate`).
+    /// (`feature`, `session_id`, `sample_rate`, `string_properties`) travel in `context` (`sampleRate`,
+    /// `stringProperties`).
     /// Identity records become `identify`, `group` and `alias` calls (their properties the traits).
     static func appendSegmentTrack(_ event: EventEnvelope, to bytes: inout [UInt8]) {
         bytes.append(contentsOf: #"{"type":""#.utf8)
@@ -103,6 +104,7 @@ package enum WireEncoder {
         }
         appendMember("feature", event.feature, to: &bytes)
         appendMember("sessionId", event.sessionID, to: &bytes)
+        if event.stringProperties { bytes.append(contentsOf: #","stringProperties":true"#.utf8) }
         if let rate = event.sampleRate {
             bytes.append(contentsOf: #","sampleRate":"#.utf8)
             bytes.append(contentsOf: JSONWriter.numberText(rate).utf8)

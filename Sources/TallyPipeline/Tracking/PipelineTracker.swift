@@ -53,7 +53,7 @@ public struct PipelineTracker: TrackerContract, Sendable {
             eventID: id,
             name: event.name,
             feature: feature,
-            properties: EventProperties(strings: event.properties),
+            properties: EventProperties(tracking: event),
             occurredAt: now,
             receivedAt: now,
             userID: identity.userID,

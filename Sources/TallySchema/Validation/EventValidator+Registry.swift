@@ -30,18 +30,21 @@ extension EventValidator {
         }
         if event.feature != schema.feature { event.feature = schema.feature }
         if event.schemaVersion != schema.versionText { event.schemaVersion = schema.versionText }
+        // Strings are read as the declared types only for a producer that could send nothing else
+        // (`TrackingEventContract.properties`), and only where the plan normalizes strings: typed
+        // sources get plain JSON Schema semantics, so a JSON `"30001"` is no `number`.
+        let coerce = schema.normalizesStrings && event.stringProperties
         // Properties in their text, under plain JSON Schema semantics (nothing is converted): one
         // walk of the text decides when they are certainly valid. Anything else (a violation to
         // name, a keyword the walk leaves to the schema) goes the way below, which reads the pairs.
-        if !schema.normalizesStrings, let text = event.properties.text, schema.propertiesPlan.acceptsProperties(text) {
+        if !coerce, let text = event.properties.text, schema.propertiesPlan.acceptsProperties(text) {
             return
         }
         let propertySchema = schema.properties
         if !schema.hasSimpleObjectSchema {
-            checkWholeObject(&event, schema: schema, into: &violations)
+            checkWholeObject(&event, schema: schema, coerce: coerce, into: &violations)
             return
         }
-        let coerce = schema.normalizesStrings
         // One walk over the declared properties in storage order: lookups, conversion, required.
         // The normalized list is built only once a value changes; until then the event keeps its
         // storage (building it for every event cost an allocation and a retain per property).
@@ -162,14 +165,15 @@ extension EventValidator {
 
     /// Properties whose object schema uses more than `properties`, `required` and
     /// `additionalProperties` (`patternProperties`, `anyOf`, `dependencies`, …): declared string
-    /// values are normalized first when the plan says so, then the whole object is validated.
+    /// values are normalized first when `coerce` says so, then the whole object is validated.
     private func checkWholeObject(
         _ event: inout EventEnvelope,
         schema: EventSchema,
+        coerce: Bool,
         into violations: inout [EventViolation]
     ) {
         let propertySchema = schema.properties
-        if schema.normalizesStrings {
+        if coerce {
             var scratch: [EventViolation] = []
             var pairs = event.properties.sortedPairs
             var changed = false

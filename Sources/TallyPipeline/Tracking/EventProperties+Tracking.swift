@@ -1,0 +1,44 @@
+public import TallyCore
+public import Tracking
+
+extension EventProperties {
+    /// The properties of an event as tracked: typed values from a ``TypedTrackingEventContract``
+    /// (no round trip through text), else the strings of `TrackingEventContract.properties`.
+    public init(tracking event: any TrackingEventContract) {
+        if let typed = event as? any TypedTrackingEventContract {
+            self.init(pairs: typed.typedProperties.map { (key: $0.key, value: PropertyValue($0.value)) })
+        } else {
+            self.init(strings: event.properties)
+        }
+    }
+}
+
+extension PropertyValue {
+    /// A tracked value as stored: scalars in their typed cases, objects and arrays as raw JSON; a
+    /// number without a JSON value (infinity, NaN) is `null`, which the plan then judges.
+    public init(_ value: TrackingValue) {
+        switch value {
+        case .string(let string): self = .string(string)
+        case .integer(let integer): self = .integer(Int64(integer))
+        case .number(let number): self = number.isFinite ? .number(number) : .null
+        case .bool(let bool): self = .bool(bool)
+        case .object, .array: self = .json(RawJSON(Self.jsonValue(value)))
+        }
+    }
+
+    private static func jsonValue(_ value: TrackingValue) -> JSONValue {
+        switch value {
+        case .string(let string): .string(string)
+        case .integer(let integer): .number(JSONNumber(text: String(integer)))
+        case .number(let number): number.isFinite ? .number(JSONNumber(text: JSONWriter.numberText(number))) : .null
+        case .bool(let bool): .bool(bool)
+        case .object(let members):
+            .object(
+                members.sorted { EventProperties.byteOrder($0.key, $1.key) }.map {
+                    JSONMember(key: $0.key, value: jsonValue($0.value))
+                }
+            )
+        case .array(let elements): .array(elements.map(jsonValue))
+        }
+    }
+}
