@@ -89,6 +89,8 @@ if [ -z "$only" ] || [ -n "$reports_only$clickhouse_only" ]; then
 fi
 
 export TALLY_CONFORMANCE_DIR="${TALLY_CONFORMANCE_DIR:-$(cd .. && pwd)/shared/external-data}"
+# Every conformance test runs here: one whose data is missing fails instead of skipping.
+export TALLY_TEST_REQUIRE_CONFORMANCE=1
 # Every PostgreSQL test runs here: one that finds no database fails instead of skipping.
 export TALLY_TEST_REQUIRE_DATABASE=1
 if [ -z "$only" ]; then

@@ -6,10 +6,18 @@ import Testing
 /// A full disk (a small tmpfs, mounted as root) and unwritable paths under the file store and the
 /// rejects file: a clear error naming the path, nothing acknowledged that was not written, and a
 /// store that still reads.
-@Suite("Disk full and unwritable paths", .serialized)
+///
+/// Only root can mount: as anyone else the suite is reported as skipped with that reason, and a
+/// mount that fails even as root (a container without the capability) cancels the test, with the
+/// error, rather than letting it pass.
+@Suite(
+    "Disk full and unwritable paths",
+    .serialized,
+    .enabled(if: geteuid() == 0, "mounting a tmpfs needs root: skipped")
+)
 struct DiskFaultTests {
-    /// A fresh tmpfs of `size` (e.g. "2m"), or nil when this process cannot mount (not root).
-    static func mount(size: String, readOnly: Bool = false) throws -> String? {
+    /// A fresh tmpfs of `size` (e.g. "2m"); cancels the test (a skip, with why) when it cannot be mounted.
+    static func mount(size: String, readOnly: Bool = false) throws -> String {
         let path = "/tmp/tally-tmpfs-" + UUID().uuidString.prefix(8).lowercased()
         try FileManager.default.createDirectory(atPath: path, withIntermediateDirectories: true)
         let result = try Script.run(
@@ -17,9 +25,8 @@ struct DiskFaultTests {
             timeout: .seconds(30)
         )
         guard result.status == 0 else {
-            print("⚠︎ skipped: cannot mount a tmpfs here (needs root): \(result.stderr)")
             try? FileManager.default.removeItem(atPath: path)
-            return nil
+            try Test.cancel(Comment(rawValue: "skipped: cannot mount a tmpfs here: \(result.stderr)"))
         }
         return path
     }
@@ -36,7 +43,7 @@ struct DiskFaultTests {
 
     @Test("the file store's disk fills up: exit 74 naming the path, every acknowledged event readable")
     func dataDirectoryFull() throws {
-        guard let disk = try Self.mount(size: "2m") else { return }
+        let disk = try Self.mount(size: "2m")
         defer { Self.unmount(disk) }
         let work = NSTemporaryDirectory() + "tally-disk-" + UUID().uuidString
         try FileManager.default.createDirectory(atPath: work, withIntermediateDirectories: true)
@@ -63,7 +70,7 @@ struct DiskFaultTests {
 
     @Test("the rejects file's disk fills up: exit 74 naming it; the store stays intact")
     func rejectsFull() throws {
-        guard let disk = try Self.mount(size: "64k") else { return }
+        let disk = try Self.mount(size: "64k")
         defer { Self.unmount(disk) }
         let work = NSTemporaryDirectory() + "tally-disk-" + UUID().uuidString
         try FileManager.default.createDirectory(atPath: work, withIntermediateDirectories: true)
@@ -83,7 +90,7 @@ struct DiskFaultTests {
 
     @Test("unwritable data or rejects directory: exit 73 naming it, before reading anything")
     func unwritablePaths() throws {
-        guard let readOnly = try Self.mount(size: "1m", readOnly: true) else { return }
+        let readOnly = try Self.mount(size: "1m", readOnly: true)
         defer { Self.unmount(readOnly) }
         let input = NSTemporaryDirectory() + "tally-disk-\(UUID().uuidString).ndjson"
         defer { try? FileManager.default.removeItem(atPath: input) }

@@ -78,24 +78,22 @@ struct HostileInputTests {
             lines.append(Array(#"{"name":"a_b","event_id":\#(quoted),"occurred_at":"2026-11-20T10:00:00Z"}"#.utf8))
         }
         var identifiers = 0
-        if let data = ConformanceData.directory("jitsu-bulker-ndjson"),
-            let rows = try? String(contentsOf: data.appendingPathComponent("sql/identifiers.ndjson"), encoding: .utf8)
-        {
-            for row in rows.split(separator: "\n") {
-                lines.append(Array(Self.line(properties: String(row)).utf8))
-                identifiers += 1
-                // Its keys as event names: refused by the naming rules, never an error.
-                if case .object(let members)? = try? JSONParser.parse(String(row)) {
-                    for member in members {
-                        let name = String(
-                            decoding: try JSONSerialization.data(
-                                withJSONObject: member.key,
-                                options: [.fragmentsAllowed]
-                            ),
-                            as: UTF8.self
-                        )
-                        lines.append(Array(#"{"name":\#(name),"occurred_at":"2026-11-20T10:00:00Z"}"#.utf8))
-                    }
+        let jitsu = try ConformanceData.require("jitsu-bulker-ndjson")
+        let rows = try String(contentsOf: jitsu.appendingPathComponent("sql/identifiers.ndjson"), encoding: .utf8)
+        for row in rows.split(separator: "\n") {
+            lines.append(Array(Self.line(properties: String(row)).utf8))
+            identifiers += 1
+            // Its keys as event names: refused by the naming rules, never an error.
+            if case .object(let members)? = try? JSONParser.parse(String(row)) {
+                for member in members {
+                    let name = String(
+                        decoding: try JSONSerialization.data(
+                            withJSONObject: member.key,
+                            options: [.fragmentsAllowed]
+                        ),
+                        as: UTF8.self
+                    )
+                    lines.append(Array(#"{"name":\#(name),"occurred_at":"2026-11-20T10:00:00Z"}"#.utf8))
                 }
             }
         }
@@ -142,8 +140,7 @@ struct HostileInputTests {
 
     @Test("every JSONTestSuite file as a whole input, all in one run: no crash, every line accounted for")
     func jsonTestSuiteFiles() async throws {
-        guard let directory = ConformanceData.directory("jsontestsuite")?.appendingPathComponent("test_parsing")
-        else { return }
+        let directory = try ConformanceData.require("jsontestsuite/test_parsing")
         let database = try await TestDatabase.create()
         #expect(try TestDatabase.tally(["migrate", "--database-url", database.url]).status == 0)
         let files = try FileManager.default.contentsOfDirectory(atPath: directory.path).sorted()

@@ -86,14 +86,8 @@ struct PostgresStoreTests {
     )
     func hostileData() async throws {
         let database = try await TestDatabase.create()
-        guard
-            let root = ProcessInfo.processInfo.environment["TALLY_CONFORMANCE_DIR"]
-                ?? Optional(TestDatabase.repository + "/../shared/external-data"),
-            let rows = try? String(
-                contentsOfFile: root + "/jitsu-bulker-ndjson/sql/identifiers.ndjson",
-                encoding: .utf8
-            )
-        else { return }
+        let jitsu = try ConformanceData.require("jitsu-bulker-ndjson")
+        let rows = try String(contentsOf: jitsu.appendingPathComponent("sql/identifiers.ndjson"), encoding: .utf8)
         #expect(try TestDatabase.tally(["migrate", "--database-url", database.url]).status == 0)
         let connection = try await PostgresConnection.connect(database.url)
         try await connection.execute("CREATE TABLE public.bystander (id int); INSERT INTO public.bystander VALUES (1)")

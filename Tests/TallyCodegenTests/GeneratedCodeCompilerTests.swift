@@ -67,14 +67,12 @@ struct GeneratedCodeCompilerTests {
         #expect(segmentReport.refusals.isEmpty, "\(segmentReport.refusals)")
         try Self.write(segmentReport.plans, to: segment + "/plans")
         files += try Typecheck.generate(registry: segment + "/plans")
-        var igluPlans = 0
-        if let iglu = ConformanceData.directory("snowplow-iglu/iglu-central") {
-            let report = IgluImporter().importRegistry(at: iglu.path)
-            let directory = NSTemporaryDirectory() + "tally-iglu-" + UUID().uuidString
-            try Self.write(report.plans, to: directory)
-            igluPlans = report.plans.count
-            files += try Typecheck.generate(registry: directory)
-        }
+        let iglu = try ConformanceData.require("snowplow-iglu/iglu-central")
+        let report = IgluImporter().importRegistry(at: iglu.path)
+        let directory = NSTemporaryDirectory() + "tally-iglu-" + UUID().uuidString
+        try Self.write(report.plans, to: directory)
+        let igluPlans = report.plans.count
+        files += try Typecheck.generate(registry: directory)
         let result = try Typecheck.run(files, sources: ["Use.swift": Self.goodUse])
         #expect(result.status == 0, "\(result.output.prefix(4_000))")
         print("typechecked \(files.count) generated files (\(igluPlans) Iglu Central plans) in one swiftc run")

@@ -25,8 +25,8 @@ struct RawJSONScanTests {
 
     @Test("JSONTestSuite: the scanner accepts and refuses exactly what the parser does, with the same error")
     func scannerMatchesParser() throws {
-        let cases = JSONParserConformanceTests.cases()
-        try #require(!cases.isEmpty || ConformanceData.root == nil)
+        let cases = try JSONParserConformanceTests.cases()
+        try #require(!cases.isEmpty)
         for (name, bytes) in cases {
             let parsed = Result { () throws(JSONError) in try JSONParser.parse(bytes) }
             let scanned = bytes.withUnsafeBufferPointer { buffer in

@@ -7,8 +7,8 @@ import Testing
 /// JSONTestSuite through `ingest`: as a line between two valid events, and fed whole.
 @Suite("Ingest against JSONTestSuite")
 struct JSONTestSuiteIngestTests {
-    static func files() -> [(name: String, bytes: [UInt8])] {
-        guard let directory = ConformanceData.directory("jsontestsuite/test_parsing") else { return [] }
+    static func files() throws -> [(name: String, bytes: [UInt8])] {
+        let directory = try ConformanceData.require("jsontestsuite/test_parsing")
         let names = (try? FileManager.default.contentsOfDirectory(atPath: directory.path)) ?? []
         return names.sorted().compactMap { name in
             FileManager.default.contents(atPath: directory.appendingPathComponent(name).path).map { (name, Array($0)) }
@@ -20,7 +20,7 @@ struct JSONTestSuiteIngestTests {
         let harness = try IngestHarness()
         defer { harness.cleanUp() }
         var checked = 0
-        for (name, bytes) in Self.files() where name.hasPrefix("n_") {
+        for (name, bytes) in try Self.files() where name.hasPrefix("n_") {
             var input = IngestHarness.validEvent("test_first", id: 1) + [0x0A]
             input += bytes
             input += [0x0A] + IngestHarness.validEvent("test_last", id: 2) + [0x0A]
@@ -43,7 +43,7 @@ struct JSONTestSuiteIngestTests {
     func whole() async throws {
         let harness = try IngestHarness()
         defer { harness.cleanUp() }
-        for (name, bytes) in Self.files() {
+        for (name, bytes) in try Self.files() {
             let path = harness.write("whole.ndjson", bytes)
             let (report, stored, _) = try await harness.ingest(path, maxLineLength: 64 * 1024)
             #expect(report.accepted + report.rejectedCount + report.blankLines == report.lines, "\(name)")

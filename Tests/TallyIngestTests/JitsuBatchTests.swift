@@ -8,8 +8,8 @@ import Testing
 /// newline), each row wrapped as the properties of an event.
 @Suite("Ingest of the Jitsu batches")
 struct JitsuBatchTests {
-    static func batches() -> [(name: String, bytes: [UInt8])] {
-        guard let root = ConformanceData.directory("jitsu-bulker-ndjson") else { return [] }
+    static func batches() throws -> [(name: String, bytes: [UInt8])] {
+        let root = try ConformanceData.require("jitsu-bulker-ndjson")
         var result: [(String, [UInt8])] = []
         for folder in ["sql", "app", "file_storage"] {
             let directory = root.appendingPathComponent(folder)
@@ -48,7 +48,7 @@ struct JitsuBatchTests {
         defer { harness.cleanUp() }
         var accepted = 0
         var rejected = 0
-        for (name, bytes) in Self.batches() {
+        for (name, bytes) in try Self.batches() {
             let path = harness.write("batch.ndjson", Self.wrap(bytes))
             let first = try await harness.ingest(path)
             let second = try await harness.ingest(path)
@@ -72,7 +72,7 @@ struct JitsuBatchTests {
 
     @Test("hostile property names and values round-trip byte-exact through the file format")
     func hostileIdentifiers() async throws {
-        guard let bytes = Self.batches().first(where: { $0.name == "sql/identifiers.ndjson" })?.bytes else { return }
+        let bytes = try #require(try Self.batches().first(where: { $0.name == "sql/identifiers.ndjson" })?.bytes)
         let harness = try IngestHarness()
         defer { harness.cleanUp() }
         let (_, stored, rejects) = try await harness.ingest(harness.write("ids.ndjson", Self.wrap(bytes)))

@@ -36,7 +36,7 @@ struct ImportTests {
 
     @Test("Iglu Central: every schema is imported or refused with a reason; the result lints clean")
     func igluCentral() throws {
-        guard let directory = ConformanceData.directory("snowplow-iglu/iglu-central") else { return }
+        let directory = try ConformanceData.require("snowplow-iglu/iglu-central")
         let report = IgluImporter().importRegistry(at: directory.path)
         let total = Self.fileCount(directory)
         #expect(total >= 660)
@@ -68,7 +68,7 @@ struct ImportTests {
 
     @Test("the broken Iglu client test schemas are each refused with their path named")
     func igluBrokenSchemas() throws {
-        guard let directory = ConformanceData.directory("snowplow-iglu/iglu-scala-client-test-schemas") else { return }
+        let directory = try ConformanceData.require("snowplow-iglu/iglu-scala-client-test-schemas")
         let report = IgluImporter().importRegistry(at: directory.path)
         func refusal(_ suffix: String) -> ImportReport.Refusal? {
             report.refusals.first { $0.source.hasSuffix(suffix) }

@@ -29,8 +29,8 @@ struct JSONSchemaSuiteTests {
     }
 
     /// Runs the files of `draft` (`draft4`, `draft7`), by file name without `.json`.
-    static func run(draft: String) throws -> (rows: [String: Row], disagreements: [String], excepted: [String])? {
-        guard let directory = ConformanceData.directory("json-schema-test-suite/tests/\(draft)") else { return nil }
+    static func run(draft: String) throws -> (rows: [String: Row], disagreements: [String], excepted: [String]) {
+        let directory = try ConformanceData.require("json-schema-test-suite/tests/\(draft)")
         let compiler = SchemaCompiler(dialect: draft == "draft4" ? .draft04 : .draft07)
         let required = try FileManager.default.contentsOfDirectory(atPath: directory.path)
             .filter { $0.hasSuffix(".json") }.map { String($0.dropLast(5)) }
@@ -78,7 +78,8 @@ struct JSONSchemaSuiteTests {
 
     @Test("draft-04 and draft-07: 100% agreement on every group that compiles, optional formats included")
     func suite() throws {
-        guard let draft4 = try Self.run(draft: "draft4"), let draft7 = try Self.run(draft: "draft7") else { return }
+        let draft4 = try Self.run(draft: "draft4")
+        let draft7 = try Self.run(draft: "draft7")
         for (draft, result) in [("draft-04", draft4), ("draft-07", draft7)] {
             #expect(result.disagreements.isEmpty, "\(draft):\n\(result.disagreements.joined(separator: "\n"))")
             #expect(result.rows.values.map(\.casesTotal).reduce(0, +) > 500)

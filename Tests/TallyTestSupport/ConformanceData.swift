@@ -1,7 +1,12 @@
 public import Foundation
+import Testing
 
 /// Finds the shared conformance suites: `$TALLY_CONFORMANCE_DIR`, else `../shared/external-data`
-/// from the repository root. Tests that need them skip with a visible message when absent.
+/// from the repository root.
+///
+/// A test whose suite is absent can never pass by accident: under scripts/test.sh (which sets
+/// `TALLY_TEST_REQUIRE_CONFORMANCE=1`) it fails with ``MissingData``; in a plain `swift test` it is
+/// cancelled, which the test runner reports as skipped, with the reason.
 public enum ConformanceData {
     /// The external-data directory, if present.
     public static var root: URL? {
@@ -25,12 +30,33 @@ public enum ConformanceData {
         return nil
     }
 
-    /// A folder of the suites, or nil (with a printed notice) when it is absent.
-    public static func directory(_ name: String) -> URL? {
-        guard let url = root?.appendingPathComponent(name), FileManager.default.fileExists(atPath: url.path) else {
-            print("⚠︎ skipped: conformance data \(name) not found (set TALLY_CONFORMANCE_DIR)")
-            return nil
+    /// A folder of the suites. When it is absent: throws ``MissingData`` where the suites are
+    /// required (scripts/test.sh), else cancels the current test (a skip, with why).
+    public static func require(_ name: String) throws -> URL {
+        if let url = root?.appendingPathComponent(name), FileManager.default.fileExists(atPath: url.path) {
+            return url
         }
-        return url
+        if ProcessInfo.processInfo.environment["TALLY_TEST_REQUIRE_CONFORMANCE"] == "1" {
+            throw MissingData(name: name)
+        }
+        try Test.cancel(
+            Comment(
+                rawValue:
+                    "skipped: conformance data \(name) not found (set TALLY_CONFORMANCE_DIR). A plain `swift test` "
+                    + "skips the conformance tests without it; scripts/test.sh fails them."
+            )
+        )
+    }
+
+    /// Thrown by a conformance test run by scripts/test.sh without its data: a failure, not a skip.
+    public struct MissingData: Error, CustomStringConvertible {
+        /// The folder under the conformance directory.
+        public var name: String
+
+        public var description: String {
+            "TALLY_TEST_REQUIRE_CONFORMANCE=1 but \(name) is not under TALLY_CONFORMANCE_DIR "
+                + "(\(ProcessInfo.processInfo.environment["TALLY_CONFORMANCE_DIR"] ?? "unset")): scripts/test.sh runs "
+                + "every conformance test and fails one whose data is missing"
+        }
     }
 }
