@@ -27,6 +27,27 @@ struct PostgresSinkFailureTests {
         return (database, locker)
     }
 
+    /// The server process of `connection`, as pg_stat_activity names it.
+    static func backend(of connection: PostgresConnection) async throws -> String {
+        try #require(try await connection.query("SELECT pg_backend_pid()").first?.first ?? nil)
+    }
+
+    /// Returns once `observer` sees the backend `pid` in `state` (`active`, `idle in transaction`),
+    /// running a statement that contains `text` when given: a cancel sent after this cannot land
+    /// before what it is meant to cancel.
+    static func waitForBackend(
+        _ pid: String,
+        state: String,
+        running text: String? = nil,
+        observer: PostgresConnection
+    ) async throws {
+        try await Eventually.wait(until: "backend \(pid) \(state) \(text ?? "")") {
+            let rows = try await observer.query("SELECT state, query FROM pg_stat_activity WHERE pid = $1", [pid])
+            guard let row = rows.first, row[0] == state else { return false }
+            return text.map { row[1]?.contains($0) == true } ?? true
+        }
+    }
+
     /// A login that may connect and make temporary tables but holds none of tally's roles.
     static func loginWithoutGrants(_ database: TestDatabase, admin: PostgresConnection) async throws -> String {
         let suffix = UUID().uuidString.prefix(8).lowercased()
@@ -110,8 +131,12 @@ struct PostgresSinkFailureTests {
     func cancelQuery() async throws {
         let database = try await TestDatabase.create()
         let connection = try await PostgresConnection.connect(database.url)
+        let observer = try await PostgresConnection.connect(database.url)
+        let pid = try await Self.backend(of: connection)
         let query = Task { try await connection.query("SELECT pg_sleep(30)") }
-        try await Task.sleep(for: .milliseconds(300))
+        // The query is running on the server before the cancel is sent: a cancel that came first
+        // would prove nothing.
+        try await Self.waitForBackend(pid, state: "active", running: "pg_sleep(30)", observer: observer)
         let cancelled = ContinuousClock.now
         query.cancel()
         await #expect(throws: CancellationError.self) { try await query.value }
@@ -123,13 +148,14 @@ struct PostgresSinkFailureTests {
         // Inside a transaction: the rollback makes it usable again.
         try await connection.execute("BEGIN")
         let inTransaction = Task { try await connection.query("SELECT pg_sleep(30)") }
-        try await Task.sleep(for: .milliseconds(300))
+        try await Self.waitForBackend(pid, state: "active", running: "pg_sleep(30)", observer: observer)
         inTransaction.cancel()
         await #expect(throws: CancellationError.self) { try await inTransaction.value }
         #expect(!connection.isReusable, "the aborted transaction is seen")
         await connection.rollback()
         #expect(try await connection.query("SELECT 2") == [["2"]])
         await connection.close()
+        await observer.close()
     }
 
     @Test("a cancel that reaches the server between a transaction's statements still cancels the next one")
@@ -142,13 +168,15 @@ struct PostgresSinkFailureTests {
             try? await locker.execute("COMMIT")
         }
         let connection = try await PostgresConnection.connect(database.url)
+        let pid = try await Self.backend(of: connection)
         let write = Task {
             try await connection.transaction { transaction in
                 usleep(500_000)  // between statements: the backend is idle when the cancel comes
                 try transaction.execute("SELECT count(*) FROM tally.events")  // waits on the lock
             }
         }
-        try await Task.sleep(for: .milliseconds(200))
+        // In the transaction, between its statements, when the cancel is sent.
+        try await Self.waitForBackend(pid, state: "idle in transaction", observer: locker)
         let cancelled = ContinuousClock.now
         write.cancel()
         await #expect(throws: CancellationError.self) { try await write.value }

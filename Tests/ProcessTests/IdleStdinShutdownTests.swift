@@ -15,6 +15,21 @@ struct IdleStdinShutdownTests {
         )
     }
 
+    /// Whether a thread of `pid` is in `poll(2)` or `ppoll(2)` (Linux: `/proc/PID/task/*/syscall`
+    /// starts with the number of the system call a blocked thread is in).
+    static func isPolling(_ pid: Int32) -> Bool {
+        #if arch(x86_64)
+            let calls: Set<Substring> = ["7", "271"]
+        #else
+            let calls: Set<Substring> = ["73"]
+        #endif
+        let tasks = (try? FileManager.default.contentsOfDirectory(atPath: "/proc/\(pid)/task")) ?? []
+        return tasks.contains { task in
+            let text = (try? String(contentsOfFile: "/proc/\(pid)/task/\(task)/syscall", encoding: .utf8)) ?? ""
+            return text.split(separator: " ").first.map(calls.contains) ?? false
+        }
+    }
+
     @Test("lines sent, then silence: SIGTERM exits within a second with every accepted event stored")
     func signalWhileStdinIsIdle() async throws {
         let directory = NSTemporaryDirectory() + "tally-idle-stdin-" + UUID().uuidString
@@ -29,14 +44,9 @@ struct IdleStdinShutdownTests {
         let child = try Self.ingest(dataDirectory: directory, input: input)
         input.fileHandleForWriting.write(Data(lines.utf8))
         // The batch interval (1 s) writes them to the store: then they were surely read and accepted.
-        let events = directory + "/events"
-        let deadline = ContinuousClock.now + .seconds(30)
-        while ContinuousClock.now < deadline,
-            (try? FileManager.default.contentsOfDirectory(atPath: events))?.isEmpty != false
-        {
-            try await Task.sleep(for: .milliseconds(20))
+        try await Eventually.wait(until: "5 events stored") {
+            (try? FileStoreReader(directory: directory).readAll().0.count) == 5
         }
-        try await Task.sleep(for: .milliseconds(200))
 
         let signalled = ContinuousClock.now
         child.signal(SIGTERM)
@@ -61,8 +71,8 @@ struct IdleStdinShutdownTests {
         defer { try? FileManager.default.removeItem(atPath: directory) }
         let input = Pipe()
         let child = try Self.ingest(dataDirectory: directory, input: input)
-        // Long enough for it to start and block on the read.
-        try await Task.sleep(for: .seconds(1))
+        // Started, and waiting for input.
+        try await Eventually.wait(until: "waiting on stdin") { Self.isPolling(child.process.processIdentifier) }
         let signalled = ContinuousClock.now
         child.signal(SIGTERM)
         let result = child.wait(timeout: .seconds(30))

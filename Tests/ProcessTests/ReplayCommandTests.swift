@@ -120,14 +120,13 @@ struct ReplayCommandTests {
             arguments: ["replay", "--data-dir", data],
             environment: CLI.cleanEnvironment
         )
-        // Once the first events are in the store, kill it.
+        // Once the first events are in the store (mid-way: 150,000 take seconds), kill it.
         let events = data + "/events"
         while replay.process.isRunning,
             ((try? FileManager.default.contentsOfDirectory(atPath: events)) ?? []).isEmpty
         {
             Thread.sleep(forTimeInterval: 0.005)
         }
-        Thread.sleep(forTimeInterval: 0.2)
         replay.signal(SIGKILL)
         _ = replay.wait(timeout: .seconds(60))
         #expect(FileManager.default.fileExists(atPath: file), "the dead-letter file is still there")
