@@ -17,7 +17,7 @@ public import TallyPipeline
 public actor PostgresSink: EventSink {
     /// `postgres`: how logs and dead letters name this sink.
     public nonisolated let name = "postgres"
-    private let conninfo: String?
+    let conninfo: String?
     private let logger: Logger
     /// Idle loaders; one per concurrent write (``maxConcurrentWrites``), opened on demand.
     private var idle: [PostgresLoader] = []

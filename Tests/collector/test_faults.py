@@ -2,6 +2,7 @@
 resend whatever was not acknowledged: kill -9 of the collector at 10 random moments, and a
 PostgreSQL restart. Every acknowledged event is stored (checked right after each fault, before
 anything could repair it), nothing twice, and the counts equal the clients' own record."""
+import json
 import os
 import random
 import subprocess
@@ -11,6 +12,7 @@ import psycopg
 import pytest
 
 from conftest import REPOSITORY, count, query, stored_ids
+from http_util import request
 from resender import ResendingClients
 
 SEED = int(os.environ.get("TALLY_FAULT_SEED", time.time_ns() % 1_000_000))
@@ -109,3 +111,30 @@ def test_postgres_restart_and_outage_under_load(start_collector, database, admin
     print(f"statuses: {clients.statuses}; {len(clients.generated)} events")
     assert collector.terminate() == 0
     check_exact(database, clients)
+
+
+def wait_for_readiness(collector, status: int, timeout: float = 30) -> None:
+    """Polls /readyz until it answers `status` (what the test waits for, not a guessed delay)."""
+    deadline = time.monotonic() + timeout
+    seen = None
+    while time.monotonic() < deadline:
+        seen = request(collector.url, "GET", "/readyz").status
+        if seen == status:
+            return
+        time.sleep(0.05)
+    pytest.fail(f"/readyz still {seen} after {timeout} s, expected {status}\n{collector.log()}")
+
+
+def test_readyz_follows_the_database(collector, database):
+    """/readyz checks every sink the collector writes to: 503 while PostgreSQL is down, 200 once it
+    is back, from the same process."""
+    assert request(collector.url, "GET", "/readyz").status == 200
+    postgres('tally_pg_run "$TALLY_PG_USER" "$TALLY_PG_BINDIR/pg_ctl" -D "$TALLY_PG_ROOT/data" -m fast -w stop')
+    try:
+        reply = request(collector.url, "GET", "/readyz")
+        assert reply.status == 503, reply
+        assert json.loads(reply.body) == {"status": "unavailable"}
+    finally:
+        postgres("tally_pg_launch")
+    wait_for_readiness(collector, 200)
+    assert collector.alive(), collector.log()

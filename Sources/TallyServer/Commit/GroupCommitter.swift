@@ -284,8 +284,3 @@ package final class GroupCommitter: Service, Sendable {
         }
     }
 }
-
-/// A sink that can tell whether its store answers, for `/readyz`.
-package protocol ReadinessProbe: Sendable {
-    func isReachable() async -> Bool
-}
