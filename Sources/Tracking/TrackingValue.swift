@@ -12,6 +12,10 @@ public enum TrackingValue: Sendable, Hashable {
     /// An object (a generated struct); absent optional members are left out.
     case object([String: TrackingValue])
     case array([TrackingValue])
+    /// JSON text, sent as the value it holds: for a property the plan does not describe closely
+    /// enough for a Swift type (an object without declared properties). Text that is not JSON is
+    /// sent as a string, which the plan then judges.
+    case json(String)
 }
 
 extension TrackingValue: CustomStringConvertible {
@@ -19,7 +23,7 @@ extension TrackingValue: CustomStringConvertible {
     /// (`String(3)`), objects and arrays as JSON text with their keys in byte order.
     public var description: String {
         switch self {
-        case .string(let string): return string
+        case .string(let string), .json(let string): return string
         case .integer(let integer): return String(integer)
         case .number(let number): return String(number)
         case .bool(let bool): return bool ? "true" : "false"
@@ -34,6 +38,7 @@ extension TrackingValue: CustomStringConvertible {
     private func appendJSON(to text: inout String) {
         switch self {
         case .string(let string): Self.appendString(string, to: &text)
+        case .json(let json): text += json
         case .integer(let integer): text += String(integer)
         case .number(let number): text += number.isFinite ? String(number) : "null"
         case .bool(let bool): text += bool ? "true" : "false"

@@ -14,7 +14,8 @@ struct TypedPropertiesTests {
           {"name": "checkout_paid", "version": "1-0-0", "description": "Paid.",
            "properties": {"type": "object", "properties": {
              "amount": {"type": "number"}, "items": {"type": "integer"}, "gift": {"type": "boolean"},
-             "address": {"type": "object", "properties": {"zip": {"type": "string"}}}},
+             "address": {"type": "object", "properties": {"zip": {"type": "string"}}},
+             "extra": {"type": "object"}},
            "required": ["amount"], "additionalProperties": false}}]}
         """
 
@@ -120,5 +121,27 @@ struct TypedPropertiesTests {
         #expect(pipeline.statistics.rejected == 1)
         // TrackerMock and TrackedEvent still see text.
         #expect(event.properties == ["amount": "12.5", "items": "3", "gift": "false", "address": #"{"zip":"75001"}"#])
+    }
+
+    @Test("JSON text (an object the plan does not describe) is sent as its value; text that is not JSON as a string")
+    func jsonText() async throws {
+        let sink = InMemorySink()
+        let pipeline = EventPipeline(sinks: [sink], validation: EventValidation(validator: try Self.validator()))
+        try await pipeline.running {
+            pipeline.tracker().track(TypedEvent(typedProperties: ["amount": 1, "extra": .json(#"{"k":[1,2]}"#)]))
+            pipeline.tracker().track(TypedEvent(typedProperties: ["amount": 2, "extra": .json("not json")]))
+            await pipeline.flush()
+        }
+        #expect(sink.events.count == 1)
+        #expect(sink.events.first?.properties["extra"]?.description == #"{"k":[1,2]}"#)
+        #expect(pipeline.statistics.rejected == 1)
+        #expect(TrackingValue.json(#"{"k":[1,2]}"#).description == #"{"k":[1,2]}"#)
+    }
+
+    @Test("TrackingValue's text: what TrackedEvent records for a typed event")
+    func text() {
+        let value = TrackingValue.object(["b": .array([1, 2.5, true, "x\"y"]), "a": .number(.infinity)])
+        #expect(value.description == #"{"a":null,"b":[1,2.5,true,"x\"y"]}"#)
+        #expect(TrackingValue.number(.infinity).description == "inf")
     }
 }

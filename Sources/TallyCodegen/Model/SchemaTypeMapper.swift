@@ -97,12 +97,12 @@ struct SchemaTypeMapper {
         case "boolean": return .bool
         case "object":
             guard let properties = schema["properties"]?.objectMembers, !properties.isEmpty else {
-                return approximated(path, "an object without declared properties")
+                return approximated(path, "an object without declared properties", json: true)
             }
             return structure(schema, name: name, path: path, namespace: namespace, prefix: prefix)
         case "array":
             guard let items = schema["items"], items.objectMembers != nil || items == .bool(true) else {
-                return approximated(path, "an array without one item schema")
+                return approximated(path, "an array without one item schema", json: true)
             }
             if items == .bool(true) { return .array(.fallback) }
             let element = type(
@@ -207,11 +207,10 @@ struct SchemaTypeMapper {
         return .enumeration(name: typeName, raw: raw)
     }
 
-    private mutating func approximated(_ path: String, _ reason: String) -> SwiftType {
-        diagnostics.append(
-            CodegenDiagnostic(file: file, path: path, message: "\(reason): generated as a String sent as written")
-        )
-        return .fallback
+    private mutating func approximated(_ path: String, _ reason: String, json: Bool = false) -> SwiftType {
+        let sent = json ? "a String of JSON text, sent as its value" : "a String sent as written"
+        diagnostics.append(CodegenDiagnostic(file: file, path: path, message: "\(reason): generated as \(sent)"))
+        return json ? .jsonText : .fallback
     }
 
     /// `schema` with `$ref`s to this schema's definitions followed; nil for a reference cycle.

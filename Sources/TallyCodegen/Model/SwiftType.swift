@@ -9,14 +9,16 @@ indirect enum SwiftType: Hashable, Sendable {
     /// A generated struct of a nested object.
     case structure(name: String)
     case array(SwiftType)
-    /// A schema no single Swift type expresses (type lists, `anyOf`, objects without declared
-    /// properties): a `String`, sent as written.
+    /// A schema no single Swift type expresses (type lists, `anyOf`): a `String`, sent as written.
     case fallback
+    /// An object without declared properties, or an array without one item schema: a `String` of
+    /// JSON text, sent as the value it holds.
+    case jsonText
 
     /// The type as Swift source.
     var spelling: String {
         switch self {
-        case .string, .fallback: "String"
+        case .string, .fallback, .jsonText: "String"
         case .int: "Int"
         case .double: "Double"
         case .bool: "Bool"

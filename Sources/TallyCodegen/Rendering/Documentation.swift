@@ -26,7 +26,9 @@ enum Documentation {
             default: continue
             }
         }
-        if type == .fallback {
+        if type == .jsonText {
+            rules.append("JSON text, sent as the value it holds")
+        } else if type == .fallback {
             let types = SchemaTypeMapper.types(of: schema).sorted()
             rules.append(
                 "sent as written" + (types.isEmpty ? "" : " (the plan allows \(types.joined(separator: ", ")))")

@@ -132,6 +132,7 @@ struct SwiftEventRenderer {
     private func typedValue(_ value: String, _ type: SwiftType) -> String {
         switch type {
         case .string, .fallback: return "TrackingValue.string(\(value))"
+        case .jsonText: return "TrackingValue.json(\(value))"
         case .int: return "TrackingValue.integer(\(value))"
         case .double: return "TrackingValue.number(\(value))"
         case .bool: return "TrackingValue.bool(\(value))"

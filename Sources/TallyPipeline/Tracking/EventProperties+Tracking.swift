@@ -14,8 +14,9 @@ extension EventProperties {
 }
 
 extension PropertyValue {
-    /// A tracked value as stored: scalars in their typed cases, objects and arrays as raw JSON; a
-    /// number without a JSON value (infinity, NaN) is `null`, which the plan then judges.
+    /// A tracked value as stored: scalars in their typed cases, objects and arrays as raw JSON, JSON
+    /// text as the value it holds (a string when it is not JSON); a number without a JSON value
+    /// (infinity, NaN) is `null`, which the plan then judges.
     public init(_ value: TrackingValue) {
         switch value {
         case .string(let string): self = .string(string)
@@ -23,6 +24,7 @@ extension PropertyValue {
         case .number(let number): self = number.isFinite ? .number(number) : .null
         case .bool(let bool): self = .bool(bool)
         case .object, .array: self = .json(RawJSON(Self.jsonValue(value)))
+        case .json(let text): self = (try? JSONParser.parse(text)).map(PropertyValue.init) ?? .string(text)
         }
     }
 
@@ -39,6 +41,7 @@ extension PropertyValue {
                 }
             )
         case .array(let elements): .array(elements.map(jsonValue))
+        case .json(let text): (try? JSONParser.parse(text)) ?? .string(text)
         }
     }
 }
