@@ -78,7 +78,7 @@ struct TypedPropertiesTests {
         let event = EventEnvelope(
             eventID: EventID(high: 2, low: 1),
             name: "checkout_paid",
-            properties: EventProperties(tracking: StringEvent(properties: ["amount": "30001"])),
+            properties: EventProperties(strings: StringEvent(properties: ["amount": "30001"]).properties),
             occurredAt: Timestamp(secondsSinceEpoch: 1_790_000_000)
         )
         #expect(event.stringProperties)

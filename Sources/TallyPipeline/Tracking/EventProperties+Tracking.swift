@@ -1,15 +1,10 @@
-public import TallyCore
-public import Tracking
+package import TallyCore
+package import Tracking
 
 extension EventProperties {
-    /// The properties of an event as tracked: typed values from a ``TypedTrackingEventContract``
-    /// (no round trip through text), else the strings of `TrackingEventContract.properties`.
-    public init(tracking event: any TrackingEventContract) {
-        if let typed = event as? any TypedTrackingEventContract {
-            self.init(pairs: typed.typedProperties.map { (key: $0.key, value: PropertyValue($0.value)) })
-        } else {
-            self.init(strings: event.properties)
-        }
+    /// The properties of a typed event, as the values they are (no round trip through text).
+    package init(typed event: any TypedTrackingEventContract) {
+        self.init(pairs: event.typedProperties.map { (key: $0.key, value: PropertyValue($0.value)) })
     }
 }
 
@@ -17,7 +12,7 @@ extension PropertyValue {
     /// A tracked value as stored: scalars in their typed cases, objects and arrays as raw JSON, JSON
     /// text as the value it holds (a string when it is not JSON); a number without a JSON value
     /// (infinity, NaN) is `null`, which the plan then judges.
-    public init(_ value: TrackingValue) {
+    package init(_ value: TrackingValue) {
         switch value {
         case .string(let string): self = .string(string)
         case .integer(let integer): self = .integer(Int64(integer))

@@ -1,4 +1,4 @@
-import TallyClickHouse
+import TallyPipeline
 
 /// `/readyz` with `--sink clickhouse`: ready while a node answers.
 extension ClickHouseSink: ReadinessProbe {}
