@@ -148,7 +148,10 @@ actor PostgresLoader {
         if optimisticCopy {
             let rollups =
                 maintainRollups
-                ? RollupBatch(rows: encoded, in: rows, userSets: maintainUserSets).parameters(excluding: knownActors)
+                ? RollupBatch(rows: encoded, in: rows, userSets: maintainUserSets).parameters(
+                    excluding: knownActors,
+                    knownByName: knownNameActors
+                )
                 : nil
             let arrays = rollups?.arrays
             do {
@@ -270,10 +273,16 @@ actor PostgresLoader {
     /// again would only repeat them (counts use DISTINCT), so batches leave them out. Filled only
     /// after a commit; emptied at 16,384 keys (under 2 MB), to stay within the memory bound.
     private var knownActors = ActorSet(capacity: PostgresSink.knownActorLimit)
+    /// The same for `tally.daily_name_actor_sets`, by day and event name.
+    private var knownNameActors = ActorSet(capacity: PostgresSink.knownActorLimit)
 
     private func rememberActors(_ actors: RollupBatch.NewActors) {
         if knownActors.count + actors.count > PostgresSink.knownActorLimit { knownActors.removeAll() }
         knownActors.formUnion(actors.set, entries: actors.entries)
+        if knownNameActors.count + actors.nameEntries.count > PostgresSink.knownActorLimit {
+            knownNameActors.removeAll()
+        }
+        knownNameActors.formUnion(actors.nameSet, entries: actors.nameEntries)
     }
 
     private func storeFailed(_ event: EventEnvelope, error: PostgresError)
