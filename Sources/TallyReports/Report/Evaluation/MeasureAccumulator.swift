@@ -48,6 +48,12 @@ package struct MeasureAccumulator: Sendable {
         }
     }
 
+    /// Adds `events` unsampled events (a count: only for the `count` measure).
+    package mutating func add(events count: Int) {
+        events += count
+        byRate[1, default: 0] += count
+    }
+
     /// Adds everything `other` holds.
     package mutating func merge(_ other: MeasureAccumulator) {
         events += other.events

@@ -81,6 +81,42 @@ package struct TrendsEvaluation: ReportEvaluation {
         }
     }
 
+    /// The names a store's hourly counts can answer this report for (`tally.rollup_hourly`), when
+    /// they give exactly what the events would: event counts of named selectors without filters or
+    /// breakdown, and every bucket boundary and both ends of the range (and of the previous
+    /// period) on a whole UTC hour, so that each hour lies in one bucket.
+    package var hourlyCountNames: Set<String>? {
+        guard definition.measure == .count, definition.breakdown == nil, scope.report.filters.isEmpty,
+            definition.events.allSatisfy({ $0.filters.isEmpty && !$0.names.isEmpty })
+        else { return nil }
+        let hour: Int64 = 3_600_000_000_000
+        let instants = boundaries + previousBoundaries + [scope.since, scope.until, previousSince]
+        guard instants.allSatisfy({ $0.nanosecondsSinceEpoch % hour == 0 }) else { return nil }
+        return Set(definition.events.flatMap(\.names))
+    }
+
+    /// `events` unsampled events named `name` in the UTC hour starting at `hour`.
+    package mutating func consumeHourly(name: String, hour: Timestamp, events: Int) {
+        let current = !(hour < scope.since) && hour < scope.until
+        let previous = definition.compare && !(hour < previousSince) && hour < scope.since
+        guard current || previous else { return }
+        for (index, selector) in definition.events.enumerated() where selector.names.contains(name) {
+            var entry =
+                series[index][""]
+                ?? Series(definition.measure, buckets: boundaries.count - 1, previousBuckets: previousBuckets)
+            if current {
+                if let bucket = boundaries.bucketIndex(of: hour) { entry.buckets[bucket].add(events: events) }
+                entry.total.add(events: events)
+            } else {
+                if let bucket = previousBoundaries.bucketIndex(of: hour), bucket < entry.previous.count {
+                    entry.previous[bucket].add(events: events)
+                }
+                entry.previousTotal.add(events: events)
+            }
+            series[index][""] = entry
+        }
+    }
+
     /// The previous period's buckets paired with the range's, in order.
     private var previousBuckets: Int { definition.compare ? boundaries.count - 1 : 0 }
 
