@@ -100,20 +100,23 @@ package struct TrendsEvaluation: ReportEvaluation {
         let current = !(hour < scope.since) && hour < scope.until
         let previous = definition.compare && !(hour < previousSince) && hour < scope.since
         guard current || previous else { return }
+        let bucket = current ? boundaries.bucketIndex(of: hour) : previousBoundaries.bucketIndex(of: hour)
         for (index, selector) in definition.events.enumerated() where selector.names.contains(name) {
-            var entry =
-                series[index][""]
-                ?? Series(definition.measure, buckets: boundaries.count - 1, previousBuckets: previousBuckets)
-            if current {
-                if let bucket = boundaries.bucketIndex(of: hour) { entry.buckets[bucket].add(events: events) }
-                entry.total.add(events: events)
-            } else {
-                if let bucket = previousBoundaries.bucketIndex(of: hour), bucket < entry.previous.count {
-                    entry.previous[bucket].add(events: events)
-                }
-                entry.previousTotal.add(events: events)
+            // Mutated in place: a copy of the series per row cost more than the query.
+            if series[index][""] == nil {
+                series[index][""] = Series(
+                    definition.measure,
+                    buckets: boundaries.count - 1,
+                    previousBuckets: previousBuckets
+                )
             }
-            series[index][""] = entry
+            if current {
+                if let bucket { series[index][""]!.buckets[bucket].add(events: events) }
+                series[index][""]!.total.add(events: events)
+            } else {
+                if let bucket, bucket < previousBuckets { series[index][""]!.previous[bucket].add(events: events) }
+                series[index][""]!.previousTotal.add(events: events)
+            }
         }
     }
 
