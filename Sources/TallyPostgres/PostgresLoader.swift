@@ -14,6 +14,7 @@ actor PostgresLoader {
     private let totals: Locked<LoadCounts>
     private let maintainRollups: Bool
     private let maintainUserSets: Bool
+    private let maintainNameSets: Bool
     private let logger: Logger
 
     private init(
@@ -22,6 +23,7 @@ actor PostgresLoader {
         totals: Locked<LoadCounts>,
         maintainRollups: Bool,
         maintainUserSets: Bool,
+        maintainNameSets: Bool,
         logger: Logger
     ) {
         self.connection = connection
@@ -29,6 +31,7 @@ actor PostgresLoader {
         self.totals = totals
         self.maintainRollups = maintainRollups
         self.maintainUserSets = maintainUserSets
+        self.maintainNameSets = maintainNameSets
         self.logger = logger
     }
 
@@ -38,6 +41,7 @@ actor PostgresLoader {
         totals: Locked<LoadCounts>,
         maintainRollups: Bool,
         maintainUserSets: Bool,
+        maintainNameSets: Bool = true,
         logger: Logger
     ) async throws -> PostgresLoader {
         let connection = try await PostgresConnection.connect(conninfo)
@@ -70,6 +74,7 @@ actor PostgresLoader {
             totals: totals,
             maintainRollups: maintainRollups,
             maintainUserSets: maintainUserSets,
+            maintainNameSets: maintainNameSets,
             logger: logger
         )
     }
@@ -148,10 +153,11 @@ actor PostgresLoader {
         if optimisticCopy {
             let rollups =
                 maintainRollups
-                ? RollupBatch(rows: encoded, in: rows, userSets: maintainUserSets).parameters(
-                    excluding: knownActors,
-                    knownByName: knownNameActors
-                )
+                ? RollupBatch(rows: encoded, in: rows, userSets: maintainUserSets, nameSets: maintainNameSets)
+                    .parameters(
+                        excluding: knownActors,
+                        knownByName: knownNameActors
+                    )
                 : nil
             let arrays = rollups?.arrays
             do {

@@ -88,12 +88,13 @@ package struct RollupBatch {
     private var nameActorName: [Int] = []
     private var sampledNameDays = Set<Group>()
 
-    /// Aggregates `rows`, encoded in `bytes`; `userSets: false` skips the actors.
-    package init(rows: [Row], in bytes: [UInt8], userSets: Bool) {
+    /// Aggregates `rows`, encoded in `bytes`; `userSets: false` skips the actors, `nameSets: false`
+    /// those by event name.
+    package init(rows: [Row], in bytes: [UInt8], userSets: Bool, nameSets: Bool = true) {
         self.bytes = bytes
         // Room for every row: many users with few events each make nearly every event a new key.
         actors = ActorSet(capacity: userSets ? rows.count : 0)
-        nameActors = ActorSet(capacity: userSets ? rows.count : 0)
+        nameActors = ActorSet(capacity: userSets && nameSets ? rows.count : 0)
         var cellOfPairInHour: [Int64: [Int]] = [:]
         var currentHour = Int64.min
         var current: [Int] = []
@@ -131,6 +132,7 @@ package struct RollupBatch {
                     if actors.insert(day: day, feature: feature, id: actor, hash: hash) {
                         actorFeature.append(pairs[pair].featureIndex)
                     }
+                    guard nameSets else { continue }
                     let name = Self.raw(buffer, pairs[pair].name)
                     let nameHash = ActorSet.hash(day: day, feature: name, id: actor)
                     if nameActors.insert(day: day, feature: name, id: actor, hash: nameHash) {
