@@ -113,10 +113,11 @@ let package = Package(
         .executableTarget(name: "tally-embed-sql", swiftSettings: strict),
         .plugin(name: "TallyMigrationsPlugin", capability: .buildTool(), dependencies: ["tally-embed-sql"]),
 
-        // `tally ingest`: NDJSON files through validation into the pipeline.
+        // `tally ingest`: NDJSON files through validation into the pipeline; `tally replay` of the files
+        // of events that were not stored.
         .target(
             name: "TallyIngest",
-            dependencies: ["TallyCore", "TallyFormats", "TallySchema", "TallyPipeline"],
+            dependencies: ["TallyCore", "TallyFormats", "TallySchema", "TallyPipeline", "TallyFileStore"],
             swiftSettings: strict
         ),
 
@@ -161,6 +162,23 @@ let package = Package(
                 .product(name: "CoreMetrics", package: "swift-metrics"),
                 .product(name: "Prometheus", package: "swift-prometheus"),
                 .product(name: "DequeModule", package: "swift-collections"),
+                .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
+                // SIGHUP reloads the keys file.
+                .product(name: "UnixSignals", package: "swift-service-lifecycle"),
+            ],
+            swiftSettings: strict
+        ),
+
+        // `tally dashboard`: the reports as pages for people (server-rendered HTML and SVG) and a JSON API,
+        // behind reader keys, on a port of its own.
+        .target(
+            name: "TallyDashboard",
+            dependencies: [
+                "TallyCore", "TallyReports", "TallyStatus", "TallySchema", "TallyPostgres", "TallyServer",
+                .product(name: "Hummingbird", package: "hummingbird"),
+                .product(name: "HTTPTypes", package: "swift-http-types"),
+                .product(name: "NIOCore", package: "swift-nio"),
+                .product(name: "Logging", package: "swift-log"),
                 .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
             ],
             swiftSettings: strict
@@ -214,9 +232,11 @@ let package = Package(
                 "TallyCodegen",
                 "TallyVerify",
                 "TallyStatus",
+                "TallyDashboard",
                 .product(name: "NIOCore", package: "swift-nio"),
                 .product(name: "NIOPosix", package: "swift-nio"),
                 .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
+                .product(name: "UnixSignals", package: "swift-service-lifecycle"),
                 "TallyPipeline",
                 "TallyFileStore",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
@@ -276,7 +296,7 @@ let package = Package(
         ),
         .testTarget(
             name: "TallyFileStoreTests",
-            dependencies: ["TallyFileStore", "TallyPipeline", "TallyCore"],
+            dependencies: ["TallyFileStore", "TallyPipeline", "TallyCore", "TallyReports"],
             swiftSettings: strict
         ),
         .testTarget(
@@ -288,7 +308,7 @@ let package = Package(
             name: "PostgresTests",
             dependencies: [
                 "TallyPostgres", "TallyCore", "TallyPipeline", "TallyReports", "TallyIngest", "TallyTestSupport",
-                "TallyPipelineTesting",
+                "TallyPipelineTesting", "TallySchema",
             ],
             swiftSettings: strict
         ),
@@ -320,6 +340,7 @@ let package = Package(
                 "TallyTestSupport", "TallyPipelineTesting", "TallyPostgres",
                 .product(name: "Hummingbird", package: "hummingbird"),
                 .product(name: "HummingbirdTesting", package: "hummingbird"),
+                .product(name: "UnixSignals", package: "swift-service-lifecycle"),
             ],
             swiftSettings: strict
         ),
@@ -340,6 +361,15 @@ let package = Package(
         .testTarget(
             name: "TallyVerifyTests",
             dependencies: ["TallyVerify", "TallySchema", "TallyTestSupport"],
+            swiftSettings: strict
+        ),
+        .testTarget(
+            name: "TallyDashboardTests",
+            dependencies: [
+                "TallyDashboard", "TallyReports", "TallyCore", "TallyFileStore", "TallyTestSupport",
+                .product(name: "Hummingbird", package: "hummingbird"),
+                .product(name: "HummingbirdTesting", package: "hummingbird"),
+            ],
             swiftSettings: strict
         ),
         .testTarget(

@@ -11,6 +11,8 @@
 #                              episode-demo's outbox and uploader against tally serve, behind a fault proxy)
 #   scripts/test.sh --reports [PYTEST ARGS]     only the report tests (Tests/reports, pytest: every report on
 #                              the file store and PostgreSQL against a reference written from docs/reports.md)
+#   scripts/test.sh --dashboard [PYTEST ARGS]   only the dashboard tests (Tests/dashboard, pytest: tally dashboard
+#                              in headless Chromium over both stores; screenshots in .build/artifacts/dashboard)
 set -euo pipefail
 cd "$(dirname "$0")/.."
 source scripts/lib/common.sh
@@ -19,6 +21,7 @@ source scripts/lib/python.sh
 collector_only=""
 delivery_only=""
 reports_only=""
+dashboard_only=""
 if [ "${1:-}" = "--collector" ]; then
     collector_only=1
     shift
@@ -28,13 +31,17 @@ elif [ "${1:-}" = "--delivery" ]; then
 elif [ "${1:-}" = "--reports" ]; then
     reports_only=1
     shift
+elif [ "${1:-}" = "--dashboard" ]; then
+    dashboard_only=1
+    shift
 fi
 # One of the pytest suites alone: no Swift tests, no other suite.
-only="$collector_only$delivery_only$reports_only"
+only="$collector_only$delivery_only$reports_only$dashboard_only"
 
 tally_find_swift
 tally_install_system_packages
 tally_collector_tools
+tally_browser_tools
 tally_python_env
 
 tally_log "checking formatting (swift format, .swift-format)"
@@ -74,6 +81,11 @@ if { [ $# -eq 0 ] && [ -z "$only" ]; } || [ -n "$reports_only" ]; then
     # Every report kind and mode on the file store and PostgreSQL, against Tests/reports/reference.py.
     tally_log "running the report tests (Tests/reports, pytest)"
     TALLY_BIN="$PWD/.build/debug/tally" "$TALLY_PYTHON" -m pytest -p no:cacheprovider -q -rs Tests/reports "$@"
+fi
+if { [ $# -eq 0 ] && [ -z "$only" ]; } || [ -n "$dashboard_only" ]; then
+    # tally dashboard as a process in headless Chromium (Selenium) over both stores; hostile input.
+    tally_log "running the dashboard tests (Tests/dashboard, pytest)"
+    TALLY_BIN="$PWD/.build/debug/tally" "$TALLY_PYTHON" -m pytest -p no:cacheprovider -q -rs Tests/dashboard "$@"
 fi
 if { [ $# -eq 0 ] && [ -z "$only" ]; } || [ -n "$collector_only" ]; then
     # The collector as a process under real clients and hostile traffic, on the same cluster (each

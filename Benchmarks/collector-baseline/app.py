@@ -1,4 +1,4 @@
-"""The baseline collector for scripts/bench-collector.sh: what a team would write in an afternoon
+"""The baseline collector for scripts/bench.sh --part collector: what a team would write in an afternoon
 with the usual Python stack, written to be fast, not to lose (FastAPI on uvicorn with uvloop and
 httptools, psycopg 3 with an async connection pool, COPY into a per-connection staging table, then
 one INSERT … ON CONFLICT DO NOTHING into tally.events).
@@ -39,7 +39,7 @@ def load_keys() -> set[str] | None:
     if not path:
         return None
     with open(path, encoding="utf-8") as file:
-        return {entry["sha256"] for entry in json.load(file)["keys"]}
+        return {entry["sha256"] for entry in json.load(file)["keys"] if entry.get("status") != "revoked"}
 
 
 KEYS = load_keys()
@@ -137,7 +137,9 @@ async def events(request: Request) -> JSONResponse:
     rows, rejected, months = [], [], set()
     for index, (raw, event) in enumerate(parsed):
         if len(raw) > MAX_EVENT_BYTES:
-            return error(400, "event_too_large", f"event {index} is over {MAX_EVENT_BYTES} bytes")
+            rejected.append({"index": index, "reason": "too_large", "path": "$",
+                             "message": f"{len(raw)} bytes, over the {MAX_EVENT_BYTES}-byte event limit"})
+            continue
         if not isinstance(event, dict) or not isinstance(event.get("name"), str) or "occurred_at" not in event:
             rejected.append({"index": index, "reason": "missing_field", "message": "name and occurred_at are required"})
             continue

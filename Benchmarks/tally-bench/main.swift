@@ -161,7 +161,7 @@ if selected("rollups") {
                 + "\(rounded(rollups.rollups / rollups.encode))×"
         )
     }
-    print("  (end to end: scripts/bench-postgres.sh)")
+    print("  (end to end: scripts/bench.sh --part postgres)")
 }
 
 if selected("memory") {

@@ -2,6 +2,7 @@ import ArgumentParser
 import Foundation
 import Logging
 import ServiceLifecycle
+import TallyCore
 import TallyDelivery
 import TallyPipeline
 
@@ -72,6 +73,8 @@ extension EpisodeDemoCommand {
         if showProgress { Self.printProgress(delivery.statistics) }
         let run = delivery.statistics
         let outbox = await delivery.state()
+        // The session id the run's events carry: --run-id replaces the delivery's own on them.
+        let sessionID = app.runID ?? delivery.sessionID
         let line =
             #"{"tracked":\#(run.tracked),"written":\#(run.written),"uploaded":\#(run.uploaded),"#
             + #""dropped":\#(run.dropped),"dead_lettered":\#(run.deadLettered),"#
@@ -83,13 +86,16 @@ extension EpisodeDemoCommand {
             + #""corrupt":\#(outbox.corruptEvents),"dropped_by_hooks":\#(outbox.droppedByHooks),"#
             + #""purged":\#(outbox.purged)},"#
             + #""dropped_by_hooks":\#(run.droppedByHooks),"anonymous_id":"\#(delivery.anonymousID)","#
-            + #""user_id":\#(Self.json(delivery.userID)),"session_id":\#(Self.json(delivery.sessionID))}"# + "\n"
+            + #""user_id":\#(Self.json(delivery.userID)),"session_id":\#(Self.json(sessionID))}"# + "\n"
         FileHandle.standardOutput.write(Data(line.utf8))
     }
 
-    /// A JSON string, or null.
+    /// A JSON string, or null (escaped: `--run-id` is free text).
     private static func json(_ text: String?) -> String {
-        text.map { "\"" + $0 + "\"" } ?? "null"
+        guard let text else { return "null" }
+        var bytes: [UInt8] = []
+        JSONWriter.appendString(text, to: &bytes)
+        return String(decoding: bytes, as: UTF8.self)
     }
 
     private static func printProgress(_ statistics: DeliveryStatistics) {

@@ -13,13 +13,18 @@ struct TallyMigrationsPlugin: BuildToolPlugin {
             Diagnostics.error("TallyMigrationsPlugin: no *.sql migrations under \(directory.path)")
             return []
         }
+        // SwiftPM runs this plugin only when it plans the build again, which a change under sql/ does
+        // not cause (sql/ belongs to no target). The directory as an input reruns the tool when a file
+        // is added, and the tool lists the directory itself, so a new migration is never left out;
+        // the files as inputs rerun it when one is edited. A renamed or deleted migration fails the
+        // build with "missing inputs" until the plan is redone (`touch Package.swift`).
         let output = context.pluginWorkDirectoryURL.appending(path: "EmbeddedMigrations.swift")
         return [
             .buildCommand(
                 displayName: "Embedding the SQL migrations in \(target.name)",
                 executable: try context.tool(named: "tally-embed-sql").url,
-                arguments: [output.path, directory.path] + files.map(\.path),
-                inputFiles: files,
+                arguments: [output.path, directory.path],
+                inputFiles: [directory] + files,
                 outputFiles: [output]
             )
         ]

@@ -1,4 +1,5 @@
 import Foundation
+import TallySchema
 
 extension DeliveryConfiguration {
     /// The first setting out of range, described for ``DeliveryError/Code/invalidConfiguration``;
@@ -41,6 +42,7 @@ extension DeliveryConfiguration {
 }
 
 extension DeliveryConfiguration.RequestLimits {
-    /// The smallest byte limit accepted: the collector takes events of up to 32 KB.
-    public static let minimumBytes = 32 * 1024
+    /// The smallest byte limit accepted: a request must hold one event as large as events may be
+    /// (`ValidationLimits.defaultMaxEventBytes`, 32 KiB).
+    public static let minimumBytes = ValidationLimits.defaultMaxEventBytes
 }

@@ -98,13 +98,38 @@ final class DayFiles: @unchecked Sendable {
 
     private func append(_ bytes: [UInt8], key: Key) throws(IOError) {
         var file = try openFile(key)
-        if file.size > 0 && file.size + bytes.count > maxFileSize {
+        // Under the file's lock (``FileLock``): other processes append to the same day files, and
+        // compaction or retention may have replaced or removed this one since the last write.
+        while true {
+            let locked: (descriptor: Int32, reopened: Bool)
+            do {
+                locked = try FileLock.relock(file.descriptor, path: file.path)
+            } catch {
+                openFiles[key] = nil  // closed by relock
+                throw error
+            }
+            file.descriptor = locked.descriptor
+            openFiles[key] = file
+            if locked.reopened {
+                // Replaced by a compaction (whose copy is durable) or removed by retention.
+                if key.identities { identitiesDirectoryNeedsSync = true } else { directoryNeedsSync = true }
+            }
+            file.size = Self.fileSize(file.descriptor)
+            guard file.size > 0 && file.size + bytes.count > maxFileSize else { break }
+            FileLock.unlock(file.descriptor)
             try rotate(&file, key: key)
+        }
+        defer { FileLock.unlock(file.descriptor) }
+        if !FileLock.endsWithNewline(file.descriptor) {
+            // A torn last line (a crash, a failed write of any process): end it, so this batch
+            // starts on a line of its own.
+            try FileDescriptorWriter.writeAll([UInt8(ascii: "\n")], to: file.descriptor, path: file.path)
+            file.size += 1
+            logger.warning("ended a torn last line", metadata: ["tally.file": "\(file.path)"])
         }
         do {
             try FileDescriptorWriter.writeAll(bytes, to: file.descriptor, path: file.path)
         } catch {
-            // A partial write leaves a torn line; start the next write on a fresh line.
             file.size = Self.fileSize(file.descriptor)
             openFiles[key] = file
             throw error
@@ -148,16 +173,12 @@ final class DayFiles: @unchecked Sendable {
     }
 
     private func open(path: String, segment: Int, key: Key) throws(IOError) -> OpenFile {
-        let descriptor = systemOpen(path, O_WRONLY | O_APPEND | O_CREAT | O_CLOEXEC, 0o644)
+        // Read too: a torn last line is found by reading the file's last byte.
+        let descriptor = systemOpen(path, O_RDWR | O_APPEND | O_CREAT | O_CLOEXEC, 0o644)
         guard descriptor >= 0 else { throw IOError(.open, path: path, errno: errno) }
-        var file = OpenFile(descriptor: descriptor, path: path, segment: segment, size: Self.fileSize(descriptor))
+        let file = OpenFile(descriptor: descriptor, path: path, segment: segment, size: Self.fileSize(descriptor))
         if file.size == 0 {
             if key.identities { identitiesDirectoryNeedsSync = true } else { directoryNeedsSync = true }
-        } else if !Self.endsWithNewline(path: path, size: file.size) {
-            // A torn last line from a crash: end it, so the next event starts on a line of its own.
-            try FileDescriptorWriter.writeAll([UInt8(ascii: "\n")], to: descriptor, path: path)
-            file.size += 1
-            logger.warning("ended a torn last line left by an earlier crash", metadata: ["tally.file": "\(path)"])
         }
         return file
     }
@@ -165,14 +186,6 @@ final class DayFiles: @unchecked Sendable {
     private static func fileSize(_ descriptor: Int32) -> Int {
         var info = stat()
         return fstat(descriptor, &info) == 0 ? Int(info.st_size) : 0
-    }
-
-    private static func endsWithNewline(path: String, size: Int) -> Bool {
-        let descriptor = systemOpen(path, O_RDONLY | O_CLOEXEC)
-        guard descriptor >= 0 else { return true }
-        defer { close(descriptor) }
-        var last: UInt8 = 0
-        return pread(descriptor, &last, 1, off_t(size - 1)) == 1 && last == UInt8(ascii: "\n")
     }
 
     static func syncDirectory(_ path: String) throws(IOError) {

@@ -45,10 +45,10 @@ public final class FileDeadLetterSink: DeadLetterSink {
         let (directory, path) = (layout.deadLetterDirectory, layout.deadLetterFile(day: letter.failedAt.utcDate))
         try await io.run { [bytes] _ throws(IOError) in
             try Directory.create(directory)
-            let descriptor = systemOpen(path, O_WRONLY | O_APPEND | O_CREAT | O_CLOEXEC, 0o644)
-            guard descriptor >= 0 else { throw IOError(.open, path: path, errno: errno) }
-            defer { close(descriptor) }
-            try FileDescriptorWriter.writeAll(bytes, to: descriptor, path: path)
+            // Under the file's lock, which `tally replay` and `tally compact` take to rewrite it.
+            var descriptor: Int32 = -1
+            defer { if descriptor >= 0 { close(descriptor) } }
+            try FileLock.append(bytes, to: &descriptor, path: path)
             if fsync(descriptor) != 0 { throw IOError(.fsync, path: path, errno: errno) }
             try DayFiles.syncDirectory(directory)
         }

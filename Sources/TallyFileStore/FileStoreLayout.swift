@@ -12,11 +12,14 @@ package import TallyCore
 ///
 /// ```
 /// tally-data/
-///   events/events-2026-11-22.ndjson       one file per UTC day of occurred_at
-///   events/events-2026-11-22.1.ndjson     the next segment, once the first reached the size limit
-///   identities/identities-2026-11-22.ndjson identify, group and alias records, likewise
-///   dead-letter/dead-letter-2026-11-22.ndjson
-///   skewed-events.ndjson                  where events from the future were placed
+///   events/events-2026-11-22.ndjson                  one file per UTC day of occurred_at
+///   events/events-2026-11-22.1.ndjson                the next segment, once the first reached the size limit
+///   identities/identities-2026-11-22.ndjson          identify, group and alias records, likewise
+///   dead-letter/dead-letter-2026-11-22.ndjson        events a sink gave up on, by UTC day of failure
+///   dead-letter/collector-rejects-2026-11-22.ndjson  events `tally serve` refused, by UTC day received
+///   rejects/ingest-20261122T101500Z.ndjson           lines `tally ingest` rejected, one file per run
+///   maintenance.lock                                 held by `tally compact` and `tally replay`
+///   skewed-events.ndjson                             where events from the future were placed
 /// ```
 public struct FileStoreLayout: Sendable, Hashable {
     /// The data directory.
@@ -37,10 +40,14 @@ public struct FileStoreLayout: Sendable, Hashable {
     public var eventsDirectory: String { root + "/events" }
     /// Holds the identity records (identify, group, alias), apart from events.
     public var identitiesDirectory: String { root + "/identities" }
-    /// Holds the dead-letter files.
+    /// Holds the dead-letter files and the collector's rejects.
     public var deadLetterDirectory: String { root + "/dead-letter" }
     /// Where the store placed each event from the future (``SkewedEventIndex``).
     public var skewedEventsFile: String { root + "/skewed-events.ndjson" }
+    /// Holds the rejects files of `tally ingest` (unless it was given `--rejects`).
+    package var rejectsDirectory: String { root + "/rejects" }
+    /// The lock `tally compact` and `tally replay` hold while they rewrite files (``MaintenanceLock``).
+    package var maintenanceLockFile: String { root + "/maintenance.lock" }
 
     /// The path of segment `segment` of `day`'s event file.
     package func eventFile(day: CivilDate, segment: Int) -> String {
@@ -55,6 +62,11 @@ public struct FileStoreLayout: Sendable, Hashable {
     /// The path of `day`'s dead-letter file.
     package func deadLetterFile(day: CivilDate) -> String {
         deadLetterDirectory + "/" + Self.fileName(prefix: "dead-letter", day: day, segment: 0)
+    }
+
+    /// The path of `day`'s file of events the collector refused.
+    package func collectorRejectsFile(day: CivilDate) -> String {
+        deadLetterDirectory + "/" + Self.fileName(prefix: "collector-rejects", day: day, segment: 0)
     }
 
     static func fileName(prefix: String, day: CivilDate, segment: Int) -> String {

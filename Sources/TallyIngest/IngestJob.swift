@@ -250,7 +250,7 @@ package final class IngestJob {
             var first = result.violations[0]
             if result.violations.count > 1 { first.message = result.summary }
             if first.code == .tooLarge, first.path == "$" {
-                first.message += " (the event size limit, --max-event-bytes)"
+                first.message += " (--max-event-bytes)"
             }
             try reject(source, line.number, first, raw: line.bytes)
             return

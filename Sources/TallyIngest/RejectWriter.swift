@@ -57,10 +57,9 @@ package final class RejectWriter {
         if descriptor < 0 {
             let directory = (path as NSString).deletingLastPathComponent
             if !directory.isEmpty { try Directory.create(directory) }
-            descriptor = open(path, O_WRONLY | O_APPEND | O_CREAT | O_CLOEXEC, 0o644)
-            guard descriptor >= 0 else { throw IOError(.open, path: path, errno: errno) }
         }
-        try FileDescriptorWriter.writeAll(buffer, to: descriptor, path: path)
+        // Under the file's lock, which `tally replay` takes to rewrite it.
+        try FileLock.append(buffer, to: &descriptor, path: path)
         buffer.removeAll(keepingCapacity: true)
         if fsync(descriptor) != 0 { throw IOError(.fsync, path: path, errno: errno) }
     }

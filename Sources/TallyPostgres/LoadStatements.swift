@@ -25,7 +25,7 @@ enum LoadStatements {
     /// per connection. The actors come as one flat array ($11) and, per (day, feature), the bounds
     /// of its slice ($9, $10): a row per group with no unnest and regrouping on the server. $12 is
     /// each rollup row's `unsampled_estimate` (sampled events, sql/0009); $13 to $18 the actors per
-    /// (day, event name) the same way, with a flag per group for sampled events (sql/0011).
+    /// (day, event name) the same way, with a flag per group for sampled events (sql/0012).
     static let rollupStatement = """
         WITH rollup AS (
             INSERT INTO tally.rollup_hourly AS r (hour, feature, name, events, first_seen, last_seen, unsampled_estimate)

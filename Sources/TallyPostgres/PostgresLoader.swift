@@ -84,35 +84,47 @@ actor PostgresLoader {
         var batch = batch
         if batch.contains(where: { $0.deviceOccurredAt != nil }) { try await placeFromFirstCopy(&batch) }
         if batch.contains(where: { $0.kind.isIdentity }) {
-            try await load(batch.filter { !$0.kind.isIdentity })
-            try await loadIdentities(batch.filter(\.kind.isIdentity))
+            try await load(batch.filter { !$0.kind.isIdentity }, rows: nil)
+            try await loadIdentities(batch.filter(\.kind.isIdentity), rows: nil)
         } else {
-            try await load(batch)
+            try await load(batch, rows: nil)
         }
     }
 
+    /// Loads events replayed from `tally.failed_events`: `rows[i]` is the row `batch[i]` came from.
+    /// Each transaction that stores events deletes their rows; an event the server refuses again
+    /// updates its row's reason instead of adding one. So a row is replayed exactly once, however
+    /// the replay is interrupted.
+    func replay(_ batch: [EventEnvelope], rows: [Int64]) async throws {
+        let identities = batch.indices.filter { batch[$0].kind.isIdentity }
+        let events = batch.indices.filter { !batch[$0].kind.isIdentity }
+        try await load(events.map { batch[$0] }, rows: events.map { rows[$0] })
+        try await loadIdentities(identities.map { batch[$0] }, rows: identities.map { rows[$0] })
+    }
+
     /// Loads `batch`, splitting it when the server refuses some of its data.
-    private func load(_ batch: [EventEnvelope]) async throws {
+    private func load(_ batch: [EventEnvelope], rows: [Int64]?) async throws {
         guard !batch.isEmpty else { return }
         do {
-            let count = try await loadOnce(batch)
+            let count = try await loadOnce(batch, deleting: rows)
             totals.withLock {
                 $0.inserted += count
                 $0.duplicates += batch.count - count
             }
         } catch let error as PostgresError where error.isDataProblem {
             if batch.count == 1 {
-                try await storeFailed(batch[0], error: error)
+                try await storeFailed(batch[0], error: error, row: rows?[0])
                 return
             }
             let middle = batch.count / 2
-            try await load(Array(batch[..<middle]))
-            try await load(Array(batch[middle...]))
+            try await load(Array(batch[..<middle]), rows: rows.map { Array($0[..<middle]) })
+            try await load(Array(batch[middle...]), rows: rows.map { Array($0[middle...]) })
         }
     }
 
     /// One transaction: stage, insert new rows, update rollups from exactly those rows.
-    private func loadOnce(_ batch: [EventEnvelope]) async throws -> Int {
+    private func loadOnce(_ batch: [EventEnvelope], deleting failedRows: [Int64]?) async throws -> Int {
+        let deletion = failedRows.map(Self.deletion)
         var rows = spareRows.popLast() ?? []
         rows.removeAll(keepingCapacity: true)
         rows.reserveCapacity(batch.count * 400)
@@ -166,6 +178,7 @@ actor PostgresLoader {
                     if let arrays {
                         try transaction.queryPrepared(LoadStatements.rollupStatementName, binary: arrays)
                     }
+                    if let deletion { try transaction.execute(deletion) }
                 }
                 if let rollups { rememberActors(rollups.newActors) }
                 return unique
@@ -180,15 +193,18 @@ actor PostgresLoader {
                 "COPY tally_staging (\(CopyBinaryEncoder.columns)) FROM STDIN (FORMAT binary)",
                 data: rows
             )
-            return try transaction.execute(statement)
+            let inserted = try transaction.execute(statement)
+            if let deletion { try transaction.execute(deletion) }
+            return inserted
         }
         return result.first?.first.flatMap { $0 }.flatMap { Int($0) } ?? 0
     }
 
     /// identify / group / alias records into `tally.identities`: COPY into a staging table, then
     /// `INSERT … ON CONFLICT DO NOTHING`, split like events when the server refuses some data.
-    private func loadIdentities(_ records: [EventEnvelope]) async throws {
+    private func loadIdentities(_ records: [EventEnvelope], rows failedRows: [Int64]?) async throws {
         guard !records.isEmpty else { return }
+        let deletion = failedRows.map(Self.deletion)
         var rows = CopyBinaryEncoder.header
         for record in records { CopyBinaryEncoder.appendIdentity(record, to: &rows) }
         rows.append(contentsOf: CopyBinaryEncoder.trailer)
@@ -198,7 +214,7 @@ actor PostgresLoader {
                     "COPY tally_identity_staging (\(CopyBinaryEncoder.identityColumns)) FROM STDIN (FORMAT binary)",
                     data: rows
                 )
-                return try transaction.execute(
+                let inserted = try transaction.execute(
                     """
                     WITH keys AS (
                         INSERT INTO tally.identities (\(CopyBinaryEncoder.identityColumns))
@@ -210,6 +226,8 @@ actor PostgresLoader {
                     SELECT count(*) FROM keys
                     """
                 )
+                if let deletion { try transaction.execute(deletion) }
+                return inserted
             }
             let count = result.first?.first.flatMap { $0 }.flatMap { Int($0) } ?? 0
             totals.withLock {
@@ -218,12 +236,12 @@ actor PostgresLoader {
             }
         } catch let error as PostgresError where error.isDataProblem {
             if records.count == 1 {
-                try await storeFailed(records[0], error: error)
+                try await storeFailed(records[0], error: error, row: failedRows?[0])
                 return
             }
             let middle = records.count / 2
-            try await loadIdentities(Array(records[..<middle]))
-            try await loadIdentities(Array(records[middle...]))
+            try await loadIdentities(Array(records[..<middle]), rows: failedRows.map { Array($0[..<middle]) })
+            try await loadIdentities(Array(records[middle...]), rows: failedRows.map { Array($0[middle...]) })
         }
     }
 
@@ -291,21 +309,41 @@ actor PostgresLoader {
         knownNameActors.formUnion(actors.nameSet, entries: actors.nameEntries)
     }
 
-    private func storeFailed(_ event: EventEnvelope, error: PostgresError)
-        async throws
-    {
+    /// `DELETE` of the replayed rows `rows` (our own integers, so written into the statement).
+    private static func deletion(_ rows: [Int64]) -> String {
+        "DELETE FROM tally.failed_events WHERE id = ANY('{" + rows.map(String.init).joined(separator: ",")
+            + "}'::bigint[])"
+    }
+
+    /// Keeps `event` in `tally.failed_events`; a replayed one (`row`) updates its row instead (or
+    /// adds one if a transaction that stored another event of that row already deleted it).
+    private func storeFailed(_ event: EventEnvelope, error: PostgresError, row: Int64?) async throws {
         totals.withLock { $0.failed += 1 }
         logger.warning(
             "event refused by PostgreSQL, kept in tally.failed_events",
             metadata: ["tally.event_id": "\(event.eventID)", "tally.sqlstate": "\(error.sqlState ?? "")"]
         )
+        let parameters = [
+            event.eventID.description, "postgres_" + (error.sqlState ?? "error"), error.serverMessage ?? error.message,
+            String(decoding: event.ndjsonLine.dropLast(), as: UTF8.self),
+        ]
+        guard let row else {
+            try await connection.query(
+                "INSERT INTO tally.failed_events (event_id, reason, detail, event) VALUES ($1::uuid, $2, $3, $4)",
+                parameters
+            )
+            return
+        }
         try await connection.query(
-            "INSERT INTO tally.failed_events (event_id, reason, detail, event) VALUES ($1::uuid, $2, $3, $4)",
-            [
-                event.eventID.description, "postgres_" + (error.sqlState ?? "error"),
-                error.serverMessage ?? error.message,
-                String(decoding: event.ndjsonLine.dropLast(), as: UTF8.self),
-            ]
+            """
+            WITH kept AS (
+                UPDATE tally.failed_events SET failed_at = now(), event_id = $1::uuid, reason = $2, detail = $3
+                WHERE id = $5::bigint RETURNING 1
+            )
+            INSERT INTO tally.failed_events (event_id, reason, detail, event)
+            SELECT $1::uuid, $2, $3, $4 WHERE NOT EXISTS (SELECT FROM kept)
+            """,
+            parameters + [String(row)]
         )
     }
 }

@@ -83,6 +83,22 @@ public actor PostgresSink: EventSink {
         await release(loader)
     }
 
+    /// Loads events replayed from `tally.failed_events` (`rows[i]`: the row of `batch[i]`), deleting
+    /// their rows in the transactions that store them (see ``FailedEventsReplayer``).
+    package func replay(_ batch: [EventEnvelope], rows: [Int64]) async throws {
+        let loader = try await acquire()
+        do {
+            try await loader.replay(batch, rows: rows)
+        } catch let error as PostgresError where error.isConnectionProblem {
+            await loader.connection.close()
+            throw error
+        } catch {
+            await release(loader)
+            throw error
+        }
+        await release(loader)
+    }
+
     /// Closes the idle connections; the pipeline calls it once every write has returned.
     public func shutdown() async throws {
         let loaders = idle

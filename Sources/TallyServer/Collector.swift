@@ -14,7 +14,9 @@ package final class Collector: Sendable {
     package let configuration: CollectorConfiguration
     package let committer: GroupCommitter
     package let metrics: CollectorMetrics
-    let keys: WriteKeyTable
+    /// The keys, replaced whole when the keys file is reloaded: a request reads them once, so one
+    /// in flight during a reload finishes with the keys it started with.
+    private let keyTable: Locked<WriteKeyTable>
     let logger: Logger
 
     /// A collector writing events to `sink` and rejected events to `rejects`.
@@ -26,10 +28,11 @@ package final class Collector: Sendable {
         logger: Logger
     ) {
         self.configuration = configuration
-        self.keys = keys
+        keyTable = Locked(keys)
         self.logger = logger
         let metrics = CollectorMetrics()
         self.metrics = metrics
+        metrics.keysLoaded(keys)
         committer = GroupCommitter(
             sink: sink,
             rejects: rejects,
@@ -40,6 +43,15 @@ package final class Collector: Sendable {
             metrics: metrics,
             logger: logger
         )
+    }
+
+    /// The keys requests are checked against now.
+    package var keys: WriteKeyTable { keyTable.withLock { $0 } }
+
+    /// Checks the requests that start from now on against `keys`.
+    package func replaceKeys(_ keys: WriteKeyTable) {
+        keyTable.withLock { $0 = keys }
+        metrics.keysLoaded(keys)
     }
 
     /// The routes, for the server and for router tests.
@@ -64,6 +76,7 @@ package final class Collector: Sendable {
         router.add(
             middleware: CollectorMiddleware(
                 metrics: metrics,
+                requestIDs: RequestIDGenerator(),
                 retryAfterSeconds: configuration.retryAfterSeconds,
                 methodsByPath: methods
             )

@@ -40,7 +40,7 @@ package struct FileStoreStatusReader: Sendable {
                 Self.add(event, to: &observations, registry: registry, planned: planned)
             }
         }
-        try readFailures(window, into: &observations)
+        observations.rejected = rejected(window)
         return observations
     }
 
@@ -84,10 +84,11 @@ package struct FileStoreStatusReader: Sendable {
         }
     }
 
-    /// Dead letters and collector rejects (`dead-letter/*.ndjson`) that failed in the window.
-    private func readFailures(_ window: StatusWindow, into observations: inout StatusObservations) throws {
+    /// Dead letters and collector rejects (`dead-letter/*.ndjson`) that failed in the window, by reason.
+    package func rejected(_ window: StatusWindow) -> [String: Int] {
+        var rejected: [String: Int] = [:]
         let directory = reader.layout.deadLetterDirectory
-        guard let names = try? FileManager.default.contentsOfDirectory(atPath: directory) else { return }
+        guard let names = try? FileManager.default.contentsOfDirectory(atPath: directory) else { return rejected }
         for name in names.sorted() where name.hasSuffix(".ndjson") {
             guard let data = FileManager.default.contents(atPath: directory + "/" + name) else { continue }
             for line in data.split(separator: UInt8(ascii: "\n")) where !line.isEmpty {
@@ -95,9 +96,10 @@ package struct FileStoreStatusReader: Sendable {
                     let failedAt = value["failed_at"]?.stringValue.flatMap({ Timestamp(rfc3339: $0) }),
                     window.contains(failedAt)
                 else { continue }
-                observations.rejected[reason, default: 0] += 1
+                rejected[reason, default: 0] += 1
             }
         }
+        return rejected
     }
 }
 

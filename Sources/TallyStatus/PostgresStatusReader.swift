@@ -119,6 +119,12 @@ package struct PostgresStatusReader: Sendable {
                 }
             }
         }
+        observations.rejected = try await rejected(window)
+        return observations
+    }
+
+    /// Failed events (`tally.failed_events`) in the window, by reason.
+    package func rejected(_ window: StatusWindow) async throws -> [String: Int] {
         let failed = try await connection.query(
             """
             SELECT reason, count(*) FROM tally.failed_events
@@ -128,10 +134,11 @@ package struct PostgresStatusReader: Sendable {
             """,
             [window.since?.rfc3339, window.until?.rfc3339]
         )
+        var rejected: [String: Int] = [:]
         for row in failed {
-            if let reason = row[0], let count = row[1].flatMap({ Int($0) }) { observations.rejected[reason] = count }
+            if let reason = row[0], let count = row[1].flatMap({ Int($0) }) { rejected[reason] = count }
         }
-        return observations
+        return rejected
     }
 
     /// A PostgreSQL array literal of `values`: `{"a","b \"c\""}`.

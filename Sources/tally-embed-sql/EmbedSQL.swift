@@ -4,14 +4,15 @@ import Foundation
 /// is given into one Swift source file, so the `tally` binary carries its migrations and
 /// `tally migrate` works from any directory and any install.
 ///
-/// Usage: `tally-embed-sql OUTPUT.swift ROOT FILE…` — each FILE is stored under its path relative
-/// to ROOT (`0001_events.sql`), with its exact bytes (the migration checksums are over them).
+/// Usage: `tally-embed-sql OUTPUT.swift ROOT [FILE…]` — each FILE (without FILEs, every `*.sql` file
+/// under ROOT) is stored under its path relative to ROOT (`0001_events.sql`), with its exact bytes
+/// (the migration checksums are over them).
 @main
 enum EmbedSQL {
     static func main() {
         let arguments = CommandLine.arguments.dropFirst()
         guard arguments.count >= 2, let output = arguments.first else {
-            fail("usage: tally-embed-sql OUTPUT.swift ROOT FILE…")
+            fail("usage: tally-embed-sql OUTPUT.swift ROOT [FILE…]")
         }
         let root = URL(fileURLWithPath: arguments.dropFirst().first!).standardizedFileURL.path
         var source = """
@@ -22,7 +23,8 @@ enum EmbedSQL {
                 static let embeddedFiles: [(path: String, sql: String)] = [
 
             """
-        for path in arguments.dropFirst(2).sorted() {
+        let files = arguments.count > 2 ? Array(arguments.dropFirst(2)) : sqlFiles(under: root)
+        for path in files.sorted() {
             let absolute = URL(fileURLWithPath: path).standardizedFileURL.path
             guard absolute.hasPrefix(root + "/") else { fail("\(path) is not under \(root)") }
             guard let data = FileManager.default.contents(atPath: absolute) else { fail("cannot read \(path)") }
@@ -55,6 +57,12 @@ enum EmbedSQL {
             }
         }
         return result + "\""
+    }
+
+    /// Every `*.sql` file under `root`, subdirectories included.
+    static func sqlFiles(under root: String) -> [String] {
+        guard let enumerator = FileManager.default.enumerator(atPath: root) else { fail("cannot list \(root)") }
+        return enumerator.compactMap { $0 as? String }.filter { $0.hasSuffix(".sql") }.map { root + "/" + $0 }
     }
 
     static func fail(_ message: String) -> Never {

@@ -25,9 +25,10 @@ struct TallyCommand: AsyncParsableCommand {
             """,
         version: TallyVersion.current,
         subcommands: [
-            IngestCommand.self, SummaryCommand.self, StatusCommand.self, MigrateCommand.self, DoctorCommand.self,
+            IngestCommand.self, SummaryCommand.self, StatusCommand.self, ReplayCommand.self, CompactCommand.self,
+            MigrateCommand.self, DoctorCommand.self,
             SchemaCommand.self,
-            GenerateCommand.self, ServeCommand.self, KeysCommand.self, ReportCommand.self,
+            GenerateCommand.self, ServeCommand.self, KeysCommand.self, ReportCommand.self, DashboardCommand.self,
         ]
     )
 

@@ -20,6 +20,7 @@ struct PostgresSetupTests {
         "identities: INSERT | SELECT",
         "rollup_hourly: SELECT,INSERT,UPDATE | SELECT",
         "schema_migrations: - | SELECT",
+        "skewed_events: SELECT,INSERT | SELECT",
     ]
 
     @Test("setup.sh twice: no error; roles, grants and settings exactly as documented; the roles work")

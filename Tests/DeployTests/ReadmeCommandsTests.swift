@@ -121,6 +121,7 @@ struct ReadmeCommandsTests {
             try FileManager.default.copyItem(atPath: root + "/" + folder, toPath: scratch + "/" + folder)
         }
         let port = try FreePort.next()
+        let dashboardPort = try FreePort.next()
         let binaries = ChildProcess.binaryDirectory.path
         var script = """
             set -euo pipefail
@@ -144,9 +145,10 @@ struct ReadmeCommandsTests {
                 script += "echo \(Self.quoted("# skipped: \(skip.prefix): \(skip.reason)"))\n"
                 continue
             }
-            // The README's paths and port, in this run's own folder and on a free port.
+            // The README's paths and ports, in this run's own folder and on free ports.
             let line = Self.withoutComment(command).replacingOccurrences(of: "/tmp/", with: scratch + "/tmp/")
                 .replacingOccurrences(of: "8080", with: String(port))
+                .replacingOccurrences(of: "8090", with: String(dashboardPort))
             // A check that reports findings exits 1, as its comment says: that is a run, not a failure.
             let findings = command.hasSuffix("(exit 1 on findings)") ? " || [ $? -eq 1 ]" : ""
             script += "echo \(Self.quoted("+ " + line))\n" + line + findings + "\n"

@@ -133,7 +133,7 @@ struct IngestInputTests {
     func sizeLimitsAgree() throws {
         let directory = try CLI.temporaryDirectory("sizes")
         defer { try? FileManager.default.removeItem(atPath: directory) }
-        // One event of about 70 KB (five 14 KB strings): over the default 64 KiB event limit.
+        // One event of about 70 KB (five 14 KB strings): over the default 32 KiB event limit.
         let value = String(repeating: "x", count: 14_000)
         let properties = (1...5).map { #""p\#($0)":"\#(value)""# }.joined(separator: ",")
         let big = #"{"name":"episode_list_viewed","occurred_at":"2026-11-22T10:00:00Z","properties":{\#(properties)}}"#
@@ -142,7 +142,7 @@ struct IngestInputTests {
         let byDefault = try CLI.run(["ingest", input, "--data-dir", directory + "/a"])
         #expect(byDefault.status == 65)
         #expect(
-            byDefault.stdout.contains("too_large: over 65536 bytes (the event size limit, --max-event-bytes)"),
+            byDefault.stdout.contains("over the 32768-byte event limit (--max-event-bytes)"),
             "\(byDefault.stdout)"
         )
         let raised = try CLI.run(["ingest", input, "--data-dir", directory + "/b", "--max-event-bytes", "100000"])
@@ -155,5 +155,39 @@ struct IngestInputTests {
         let conflict = try CLI.run(["ingest", input, "--max-line-bytes", "20000"])
         #expect(conflict.status == 64, "a line limit below the event limit is refused")
         #expect(conflict.stderr.contains("raise --max-line-bytes or lower --max-event-bytes"))
+    }
+
+    @Test("the default event limit at its boundary: 32 KiB stored, one byte more rejected and kept in the rejects file")
+    func eventLimitBoundary() throws {
+        let directory = try CLI.temporaryDirectory("boundary")
+        defer { try? FileManager.default.removeItem(atPath: directory) }
+        let limit = 32 * 1024
+        let exact = try SizedEvent.line(envelopeBytes: limit, id: 1)
+        let over = try SizedEvent.line(envelopeBytes: limit + 1, id: 2)
+        let input = directory + "/boundary.ndjson"
+        let rejects = directory + "/rejects.ndjson"
+        try CLI.write([exact, over], to: input)
+        let result = try CLI.run([
+            "ingest", input, "--data-dir", directory + "/data", "--rejects", rejects, "--report", "json",
+        ])
+        #expect(result.status == 0, "\(result.stdout)\(result.stderr)")
+        let report = try CLI.json(result.stdout)
+        #expect(report["accepted"] as? Int == 1)
+        #expect((report["rejected_by_reason"] as? [String: Int])?["too_large"] == 1)
+        let stored = try String(contentsOfFile: directory + "/data/events/events-2026-11-22.ndjson", encoding: .utf8)
+        #expect(
+            stored.split(separator: "\n").map(\.utf8.count) == [limit],
+            "the event as its envelope, exactly the limit"
+        )
+        let kept = try String(contentsOfFile: rejects, encoding: .utf8).split(separator: "\n")
+        #expect(kept.count == 1)
+        let reject = try CLI.json(String(kept[0]))
+        #expect(reject["line"] as? Int == 2)
+        #expect(reject["reason"] as? String == "too_large")
+        #expect(
+            reject["message"] as? String
+                == "\(limit + 1) bytes as an NDJSON envelope, over the \(limit)-byte event limit (--max-event-bytes)"
+        )
+        #expect(reject["raw"] as? String == over, "the line kept as it was read")
     }
 }

@@ -42,7 +42,8 @@ struct ErrorTests {
     func ioCodes() {
         let codes: [(IOError.Code, String)] = [
             (.access, "access"), (.fsync, "fsync"), (.mkdir, "mkdir"), (.open, "open"), (.opendir, "opendir"),
-            (.poll, "poll"), (.read, "read"), (.stat, "stat"), (.write, "write"),
+            (.poll, "poll"), (.read, "read"), (.stat, "stat"), (.write, "write"), (.flock, "flock"),
+            (.rename, "rename"), (.unlink, "unlink"),
         ]
         for (code, name) in codes { #expect(code.description == name) }
         let error = IOError(.open, path: "/data/2026-11-22.ndjson", errno: EACCES)

@@ -204,6 +204,27 @@ struct OutboxTests {
         #expect(outbox.snapshot().losses.droppedCaps == 20)
     }
 
+    @Test("a claim holds only what its request carries: a report or a small batch ahead of a full one goes alone")
+    func claimOnlyWhatTheRequestCarries() throws {
+        let fixture = OutboxFixture()
+        defer { fixture.remove() }
+        let outbox = try fixture.open(caps: OutboxCaps(maxBytes: 1 << 30, maxEvents: 25))
+        for count in [10, 10, 10, 3, 10] { _ = outbox.write(OutboxFixture.events(count)) }
+        // The caps dropped the first two batches: a report (one event on the wire) waits, and a
+        // full batch beside it would make 11 events. Claimed anyway, it was read, left out of the
+        // request and read again by the next cycle.
+        let first = outbox.claim(maxEvents: 10)
+        #expect(first.map { $0.batch?.isDiagnostics } == [true])
+        let state = try String(contentsOfFile: fixture.layout.state, encoding: .utf8)
+        #expect(state.contains(#""in_flight":["\#(first[0].name)"]"#))
+        outbox.finish(first.map { ($0.name, .uploaded) })
+        #expect(outbox.claim(maxEvents: 10).map(\.name) == ["0000000000000003-10.ndjson"])
+        outbox.finish([("0000000000000003-10.ndjson", .uploaded)])
+        #expect(outbox.claim(maxEvents: 10).map(\.name) == ["0000000000000004-3.ndjson"])
+        outbox.finish([("0000000000000004-3.ndjson", .uploaded)])
+        #expect(outbox.claim(maxEvents: 10).map(\.name) == ["0000000000000005-10.ndjson"])
+    }
+
     @Test("queue drops are counted with the next write, and reported")
     func queueDrops() throws {
         let fixture = OutboxFixture()

@@ -6,7 +6,7 @@ import Testing
 /// The per-event refusals of an acknowledged request, read from the collector's reply.
 @Suite("Server rejects")
 struct ServerRejectsTests {
-    @Test("a tally reply's rejects are counted, with the first reason; other replies count none")
+    @Test("the rejects a reply lists are counted (tally's wire or Segment's), with the first reason; others count none")
     func replies() {
         let tally = ServerRejects(
             reply: Data(
@@ -22,6 +22,16 @@ struct ServerRejectsTests {
         #expect(tally.firstReason == "unknown_property" && tally.firstMessage == "not in the plan")
         #expect(ServerRejects(reply: Data(#"{"accepted":5,"rejected":[]}"#.utf8)).count == 0)
         #expect(ServerRejects(reply: Data(#"{"success":true}"#.utf8)).count == 0)  // Segment's answer
+        // tally serve's answer on Segment's wire, when its plans refused a message of the batch.
+        let segment = ServerRejects(
+            reply: Data(
+                #"{"success":true,"rejected":[{"index":0,"reason":"unknown_property","path":"$.properties.x","message":"m"}]}"#
+                    .utf8
+            )
+        )
+        #expect(
+            segment.count == 1 && segment.firstReason == "unknown_property" && segment.firstPath == "$.properties.x"
+        )
         #expect(ServerRejects(reply: Data("not json \"rejected\":[{".utf8)).count == 0)
     }
 }

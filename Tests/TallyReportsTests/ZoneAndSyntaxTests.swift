@@ -87,4 +87,14 @@ struct ZoneAndSyntaxTests {
         #expect(try matches("missing not in (1, 2)"))
         #expect(try matches("name contains x"))
     }
+
+    @Test("a NUL character anywhere in a definition is refused: no store holds one")
+    func nulIsRefused() throws {
+        let named = Report(.trends(TrendsDefinition(events: [EventSelector(names: ["a\u{0}b"])])))
+        #expect(throws: ReportError.self) { try named.validate() }
+        var filtered = Report(.trends(TrendsDefinition(events: [EventSelector(names: ["player_opened"])])))
+        try filtered.validate()
+        filtered.filters = try SelectorSyntax.filters("screen = 'x\u{0}'")
+        #expect(throws: ReportError.self) { try filtered.validate() }
+    }
 }

@@ -12,7 +12,7 @@ import pytest
 from posthog import Posthog
 from segment.analytics.client import Client as SegmentClient
 
-from conftest import UNDER_TEST, count, envelope, query, stored_ids
+from conftest import REPOSITORY, UNDER_TEST, count, envelope, query, stored_ids
 from http_util import post, request
 
 
@@ -141,6 +141,39 @@ def test_rejected_event_is_answered_with_its_index(collector, database):
     assert [r["index"] for r in body["rejected"]] == [1]
     assert body["rejected"][0]["reason"]
     assert count(database) == 2
+
+
+@pytest.mark.tally_only
+def test_segment_reply_lists_refused_messages_and_segment_clients_take_it_as_success(start_collector, database):
+    """On Segment's routes a 200 lists the messages the plans refused beside `"success":true`, as
+    /v1/events does (tally's uploader counts them); Segment's own client reads the status only."""
+    collector = start_collector("--registry", str(REPOSITORY / "Examples" / "registry"))
+    context = {"feature": "episode"}  # the plans do not declare build_flavor
+
+    def message(properties: dict) -> dict:
+        return {"type": "track", "event": "episode_list_viewed", "userId": "u", "messageId": str(uuid.uuid4()),
+                "properties": properties, "context": context, "timestamp": "2026-11-20T10:00:00Z"}
+
+    batch = {"batch": [message({}), message({"build_flavor": "beta"}), message({})]}
+    reply = post(collector.url, "/v1/batch", json.dumps(batch).encode(),
+                 {**collector.auth(), "Content-Type": "application/json"})
+    assert reply.status == 200, reply.body
+    body = reply.json()
+    assert body["success"] is True and [r["index"] for r in body["rejected"]] == [1], body
+    assert body["rejected"][0]["reason"] and body["rejected"][0]["path"]
+    reply = post(collector.url, "/v1/batch", json.dumps({"batch": [message({})]}).encode(),
+                 {**collector.auth(), "Content-Type": "application/json"})
+    assert reply.json() == {"success": True}, "a batch without refusals gets Segment's answer unchanged"
+
+    errors, on_error = errors_recorder()
+    client = SegmentClient(write_key=collector.key, host=collector.url, on_error=on_error, max_retries=0)
+    client.track(user_id="u", event="episode_list_viewed", properties={"build_flavor": "beta"}, context=context)
+    client.track(user_id="u", event="episode_list_viewed", context=context)
+    client.flush()
+    client.join()
+    assert errors == []
+    assert count(database) == 2 + 1 + 1
+    assert count(database, "SELECT count(*) FROM tally.failed_events") == 2
 
 
 @pytest.mark.tally_only

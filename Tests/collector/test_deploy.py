@@ -72,6 +72,18 @@ def test_serve_unit_exec_start_runs_the_collector(database, tmp_path):
                      {"Authorization": f"Bearer {key}", "Content-Type": "application/json"})
         assert reply.status == 200, reply.body
         assert count(database) == 1
+        # `systemctl reload`: the unit's ExecReload with systemd's $MAINPID, after a revoke.
+        reload = unit("tally-serve.service")["ExecReload"]
+        assert reload == ["/bin/kill -HUP $MAINPID"]
+        revoked = subprocess.run([str(TALLY), "keys", "revoke", "--keys", str(keys), key], capture_output=True, text=True)
+        assert revoked.returncode == 0, revoked.stderr
+        subprocess.run(reload[0].replace("$MAINPID", str(process.pid)).split(), check=True)
+        deadline = time.monotonic() + 30
+        while (status := post(url, "/v1/events", json.dumps([event]).encode(), {
+                "Authorization": f"Bearer {key}", "Content-Type": "application/json"}).status) == 200:
+            assert time.monotonic() < deadline and process.poll() is None, "the revoked key still accepted"
+            time.sleep(0.05)
+        assert status == 401
         process.send_signal(signal.SIGTERM)  # systemd's KillSignal
         assert process.wait(30) == 0
         assert key not in process.stderr.read()

@@ -14,7 +14,7 @@ from concurrent.futures import ThreadPoolExecutor
 
 import pytest
 
-from conftest import UNDER_TEST, basic, count, envelope, ndjson_gzip
+from conftest import UNDER_TEST, basic, count, envelope, ndjson_gzip, query
 from http_util import post, request
 
 REQUEST_LIMIT = 500 * 1024  # the collector's default --max-request-bytes
@@ -78,14 +78,20 @@ def test_invalid_json_is_400_with_reason(collector, database):
     assert count(database) == 0  # a refused request stores nothing, not even its valid first line
 
 
-def test_oversized_event_is_400_with_its_index(collector, database):
-    events = [envelope(), envelope(), envelope(properties={"blob": "x" * 40_000}), envelope()]
+def test_oversized_event_is_rejected_alone_and_kept(collector, database):
+    # Four 12 KB strings (each under the 16 KiB string limit): an event of ~48 KB, over 32 KiB.
+    big = envelope(properties={f"blob{i}": "x" * 12_000 for i in range(4)})
+    events = [envelope(), envelope(), big, envelope()]
     reply = post(collector.url, "/v1/events", ndjson_gzip(events), {**collector.auth(), **NDJSON_GZIP})
-    assert reply.status == 400, reply.body
-    error = reply.json()["error"]
-    assert error["code"] == "event_too_large"
-    assert error.get("index") == 2 or "2" in error["message"], error
-    assert count(database) == 0
+    assert reply.status == 200, reply.body
+    assert reply.json()["accepted"] == 3
+    [rejected] = reply.json()["rejected"]
+    assert rejected["index"] == 2 and rejected["reason"] == "too_large", rejected
+    assert "32768-byte event limit" in rejected["message"], rejected
+    assert count(database) == 3
+    if UNDER_TEST != "baseline":  # the baseline keeps no dead letters
+        [(reason, event_id)] = query(database, "SELECT reason, event::jsonb->>'event_id' FROM tally.failed_events")
+        assert reason == "too_large" and event_id == big["event_id"]
 
 
 def test_oversized_body_is_413(collector, database):

@@ -40,6 +40,8 @@ def test_events_arrive_exactly_once(wire, proxy, collector, database, outbox, de
     assert len(ids) == result["tracked"]
     if not segment:  # --run-id is the envelope's session_id
         assert len(episode_ids(database, f"once-{wire}")) == result["tracked"]
+    # The JSON line's session id is the one the events carry (--run-id), not the delivery's own.
+    assert result["session_id"] == f"once-{wire}", result
     acknowledged = [event_id for record in proxy.requests if record.succeeded for event_id in record.event_ids]
     assert set(ids) == set(acknowledged), "the stored ids are not the ones acknowledged"
     assert len(acknowledged) == len(set(acknowledged)), f"an event was acknowledged twice:\n{proxy.describe()}"

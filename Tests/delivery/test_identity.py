@@ -3,6 +3,8 @@ and uploader (episode-demo in app mode) into a live `tally serve` with PostgreSQ
 record lands in tally.identities and later events carry the user; every event carries the context
 and the super properties (its own property winning); a hook's change arrives and its drops are
 counted and reported; the identity survives a relaunch and a reset (logout) replaces it."""
+import pytest
+
 from conftest import count, query, reported
 
 RUN = ["--visits", "20", "--super-property", "plan_tier=gold", "--super-property", "position=-1",
@@ -66,11 +68,15 @@ def test_identity_context_super_properties_and_hooks(start_collector, database, 
     assert count(database, "SELECT count(*) FROM tally.failed_events") == 0
 
 
-def test_events_the_collector_refuses_are_counted_apart(collector, database, outbox, demos):
+@pytest.mark.parametrize("wire", ["tally", "segment"])
+def test_events_the_collector_refuses_are_counted_apart(wire, collector, database, outbox, demos):
     # The Examples' plans do not declare `build_flavor`: the collector refuses each enriched event
-    # in its 200 reply (and keeps it in tally.failed_events). The client counts them apart from
-    # the stored ones instead of as plainly uploaded.
-    result = demos(collector.url, collector.key, outbox, "--visits", "5", "--enrich", "build_flavor=beta").wait()
+    # in its 200 reply (and keeps it in tally.failed_events); on Segment's wire its reply lists
+    # them beside `"success":true`. The client counts them apart from the stored ones instead of
+    # as plainly uploaded.
+    segment = ["--segment"] if wire == "segment" else []
+    result = demos(collector.url, collector.key, outbox, "--visits", "5", "--enrich", "build_flavor=beta",
+                   *segment).wait()
     print(result)
     refused = count(database, "SELECT count(*) FROM tally.failed_events")
     stored = count(database, "SELECT count(*) FROM tally.events WHERE name <> 'outbox_diagnostics'")

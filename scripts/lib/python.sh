@@ -45,3 +45,9 @@ tally_collector_tools() {
     command -v dpkg-query >/dev/null 2>&1 || return 0
     tally_apt_install wrk nginx-light openssl
 }
+
+# tally_browser_tools: headless Chromium and its driver (the dashboard tests), from Debian's packages.
+tally_browser_tools() {
+    command -v dpkg-query >/dev/null 2>&1 || return 0
+    tally_apt_install chromium chromium-driver
+}

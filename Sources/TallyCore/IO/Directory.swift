@@ -28,4 +28,41 @@ package enum Directory {
         if (info.st_mode & S_IFMT) != S_IFDIR { throw IOError(.mkdir, path: path, errno: ENOTDIR) }
         if access(path, W_OK | X_OK) != 0 { throw IOError(.access, path: path, errno: errno) }
     }
+
+    /// fsyncs the directory `path`: the files created, renamed or removed in it are durable.
+    package static func sync(_ path: String) throws(IOError) {
+        let descriptor = systemOpen(path, O_RDONLY | O_DIRECTORY | O_CLOEXEC)
+        guard descriptor >= 0 else { throw IOError(.open, path: path, errno: errno) }
+        defer { close(descriptor) }
+        if fsync(descriptor) != 0 { throw IOError(.fsync, path: path, errno: errno) }
+    }
+
+    /// The directory part of `path` (`.` for a bare name, `/` for a file at the root).
+    package static func parent(of path: String) -> String {
+        guard let slash = path.lastIndex(of: "/") else { return "." }
+        return slash == path.startIndex ? "/" : String(path[..<slash])
+    }
+
+    /// The names in `path` (not `.` and `..`); an empty list when it does not exist.
+    package static func list(_ path: String) throws(IOError) -> [String] {
+        guard let directory = opendir(path) else {
+            if errno == ENOENT { return [] }
+            throw IOError(.opendir, path: path, errno: errno)
+        }
+        defer { closedir(directory) }
+        var names: [String] = []
+        while let entry = readdir(directory) {
+            let name = withUnsafeBytes(of: entry.pointee.d_name) { raw in
+                String(decoding: raw.prefix(while: { $0 != 0 }), as: UTF8.self)
+            }
+            if name != "." && name != ".." { names.append(name) }
+        }
+        return names
+    }
+
+    /// Whether `path` is a directory.
+    package static func exists(_ path: String) -> Bool {
+        var info = stat()
+        return stat(path, &info) == 0 && (info.st_mode & S_IFMT) == S_IFDIR
+    }
 }

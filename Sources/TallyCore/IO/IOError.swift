@@ -14,13 +14,19 @@ public struct IOError: Error, Sendable, Hashable, CustomStringConvertible {
     /// The system call that failed, stable across releases (`open`, `write`, `fsync`, …). A
     /// struct, so that an operation added later breaks no `switch`.
     public struct Code: Sendable, Hashable, CustomStringConvertible {
-        private enum Base: String { case access, flock, fsync, mkdir, open, opendir, poll, read, rename, stat, write }
+        private enum Base: String {
+            case access, chmod, chown, flock, fsync, mkdir, open, opendir, poll, read, rename, stat, unlink, write
+        }
         private let base: Base
         private init(_ base: Base) { self.base = base }
 
         /// `access(2)`: checking that a directory is writable.
         public static let access = Code(.access)
-        /// `flock(2)`: taking a file's lock, shared with other processes.
+        /// `fchmod(2)`: giving a replacement file the mode of the one it replaces.
+        public static let chmod = Code(.chmod)
+        /// `fchown(2)`: giving a replacement file the owner and group of the one it replaces.
+        public static let chown = Code(.chown)
+        /// `flock(2)`: taking a file's lock, which appenders and rewriters of the file store share.
         public static let flock = Code(.flock)
         /// `fsync(2)`: making written data durable.
         public static let fsync = Code(.fsync)
@@ -38,6 +44,8 @@ public struct IOError: Error, Sendable, Hashable, CustomStringConvertible {
         public static let rename = Code(.rename)
         /// `stat(2)`.
         public static let stat = Code(.stat)
+        /// `unlink(2)`: removing a file.
+        public static let unlink = Code(.unlink)
         /// `write(2)`.
         public static let write = Code(.write)
 

@@ -149,9 +149,9 @@ package final class Outbox: @unchecked Sendable {
     // MARK: Uploading
 
     /// Under the state lock: drops what is past the caps, writes a diagnostics report if anything
-    /// was lost since the last one and no report is waiting, and returns the oldest batches
-    /// (reports first) up to `maxEvents` events (at least one batch), marked in flight. Empty when
-    /// nothing waits.
+    /// was lost since the last one and no report is waiting, and returns what the next request of
+    /// at most `maxEvents` events carries (``ClaimSelection``: reports first, then the oldest batches
+    /// that fit whole, at least one), marked in flight. Empty when nothing waits.
     package func claim(maxEvents: Int) -> [Claim] {
         withLedger { ledger, entries in
             enforceCaps(&ledger, &entries)
@@ -171,27 +171,19 @@ package final class Outbox: @unchecked Sendable {
                     ledger.lastSequence -= 1
                 }
             }
-            var claims: [Claim] = []
-            var events = 0
-            // Reports first (they are small and say what the server is missing), then oldest first.
-            let ordered = entries.sorted {
-                let reports = ($0.name.hasSuffix("-diagnostics.ndjson"), $1.name.hasSuffix("-diagnostics.ndjson"))
-                return reports.0 != reports.1 ? reports.0 : $0.name < $1.name
-            }
-            for entry in ordered {
+            var waiting: [BatchName] = []
+            for entry in entries {
                 guard let batch = BatchName(entry.name) else {
                     // Not a name the outbox writes: moved aside as a corrupt file.
                     ledger.settle(entry.name, as: .corrupt, reason: .corrupt)
                     continue
                 }
-                if batch.isDiagnostics {
-                    claims.append(Claim(name: entry.name, batch: batch))
-                } else if events < maxEvents {
-                    claims.append(Claim(name: entry.name, batch: batch))
-                    events += batch.events
-                }
+                waiting.append(batch)
             }
-            // Reports travel with events; alone only when no events wait.
+            // Only what the request will carry: a batch claimed and then left out was read for nothing.
+            let claims = ClaimSelection.select(waiting, maxEvents: maxEvents).map {
+                Claim(name: $0.description, batch: $0)
+            }
             ledger.inFlight = claims.map(\.name)
             return claims
         }
@@ -206,7 +198,9 @@ package final class Outbox: @unchecked Sendable {
         let complete = bytes.withUnsafeBufferPointer { buffer -> Bool in
             var start = 0
             while start < buffer.count {
-                guard let end = buffer[start...].firstIndex(of: UInt8(ascii: "\n")) else { return false }
+                // memchr: a byte-by-byte scan through `Slice` took half of an upload cycle's CPU in a
+                // debug build (the demo's), and a backlog at the caps outlasted the flush timeout.
+                guard let end = firstIndex(of: UInt8(ascii: "\n"), in: buffer, from: start) else { return false }
                 guard end > start else { return false }
                 do {
                     let line = UnsafeBufferPointer(rebasing: buffer[start..<end])

@@ -19,8 +19,8 @@ struct HTTPTransport: Sendable {
         return URLSession(configuration: configuration)
     }()
 
-    /// An answer: its status and `Retry-After` (or a transport failure), and for a 2xx of the
-    /// tally wire the events the collector refused one by one.
+    /// An answer: its status and `Retry-After` (or a transport failure), and for a 2xx the events
+    /// the collector refused one by one (on either wire, when it lists them).
     struct Reply: Sendable {
         var response: UploadStateMachine.Response
         var rejected: ServerRejects = ServerRejects()

@@ -1,11 +1,12 @@
 import Foundation
 
-/// The events of an acknowledged request that the collector refused one by one, from the tally
-/// wire's reply (`{"accepted":N,"rejected":[{"index":I,"reason":"…","path":"…","message":"…"}]}`).
+/// The events of an acknowledged request that the collector refused one by one, from its reply:
+/// `{"accepted":N,"rejected":[{"index":I,"reason":"…","path":"…","message":"…"}]}` on tally's wire,
+/// `{"success":true,"rejected":[…]}` from `tally serve` on Segment's.
 ///
 /// They are not lost (the collector keeps each with its reason; `tally status` lists them), but
 /// they are not stored events either, so the client counts them apart from the uploaded ones.
-/// A Segment or PostHog reply does not list rejects: none are counted there.
+/// Another Segment-compatible endpoint answers `{"success":true}` alone: none are counted there.
 struct ServerRejects: Sendable, Hashable {
     /// How many events were refused.
     var count = 0
@@ -16,7 +17,7 @@ struct ServerRejects: Sendable, Hashable {
 
     init() {}
 
-    /// Reads a reply body; an answer that is not tally's shape counts nothing.
+    /// Reads a reply body; an answer without a `rejected` list counts nothing.
     init(reply: Data) {
         // Most replies list no reject: skip the parse for them (a reply is read per request).
         guard reply.count < 1 << 20, reply.range(of: Data(#""rejected":[{"#.utf8)) != nil,

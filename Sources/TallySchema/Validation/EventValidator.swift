@@ -154,8 +154,18 @@ public struct EventValidator: Sendable {
         }
         if let context = event.context, !context.additional.isEmpty { estimatedBytes += 4096 }
         // Exact size only when the cheap estimate (escaping aside) says it might be too large.
-        if estimatedBytes * 2 > limits.maxEventBytes, event.ndjsonLine.count > limits.maxEventBytes {
-            violations.append(EventViolation(.tooLarge, path: "$", message: "over \(limits.maxEventBytes) bytes"))
+        if estimatedBytes * 2 > limits.maxEventBytes {
+            let size = event.ndjsonLine.count - 1  // the newline is the line's, not the event's
+            if size > limits.maxEventBytes {
+                violations.append(
+                    EventViolation(
+                        .tooLarge,
+                        path: "$",
+                        message:
+                            "\(size) bytes as an NDJSON envelope, over the \(limits.maxEventBytes)-byte event limit"
+                    )
+                )
+            }
         }
     }
 

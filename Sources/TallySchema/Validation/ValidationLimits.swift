@@ -1,6 +1,11 @@
 /// Size limits every event must respect, registry or not.
 public struct ValidationLimits: Sendable, Hashable {
-    /// The most bytes of one event as an NDJSON line.
+    /// The default of ``maxEventBytes``, 32 KiB: one limit for events tracked in an app, sent to
+    /// `tally serve` and read by `tally ingest`, the same as Segment's 32 KB per message, so an
+    /// event one of them takes is never too large for another.
+    public static let defaultMaxEventBytes = 32 * 1024
+
+    /// The most bytes of one event as its envelope's NDJSON line, without the newline.
     public var maxEventBytes: Int
     /// The most properties on one event.
     public var maxPropertyCount: Int
@@ -15,11 +20,11 @@ public struct ValidationLimits: Sendable, Hashable {
     /// The most values inside one event's nested property values (every member and element counts).
     public var maxNestedValues: Int
 
-    /// 64 KiB events, 256 top-level properties, 256-byte keys, 255-byte names, 16 KiB strings,
+    /// 32 KiB events, 256 top-level properties, 256-byte keys, 255-byte names, 16 KiB strings,
     /// 16 levels of nesting, 4,096 nested values. Exceeding any of them rejects the event with
     /// `too_large` and the path at fault; nothing is ever truncated.
     public init(
-        maxEventBytes: Int = 64 * 1024,
+        maxEventBytes: Int = defaultMaxEventBytes,
         maxPropertyCount: Int = 256,
         maxKeyLength: Int = 256,
         maxValueLength: Int = 16 * 1024,

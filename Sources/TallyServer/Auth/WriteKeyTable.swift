@@ -11,14 +11,17 @@ package struct WriteKeyTable: Sendable {
         package var feature: String?
         /// The key's tracking plan, else the server's.
         package var validator: EventValidator
+        /// The key's id when it has been rotated (still accepted, to be revoked once unused), so
+        /// that its use can be counted.
+        package var rotatedKeyID: String?
     }
 
     private let byHash: [String: Sender]
     /// Who sends requests without a key, when anonymous requests are allowed.
     package let anonymous: Sender?
 
-    /// A table of `entries`; `validators` maps an entry's registry directory to its validator,
-    /// `fallback` validates the rest.
+    /// A table of the accepted write keys of `entries` (revoked and reader keys are left out); `validators` maps an entry's
+    /// registry directory to its validator, `fallback` validates the rest.
     package init(
         entries: [WriteKeysFile.Entry],
         validators: [String: EventValidator],
@@ -26,11 +29,12 @@ package struct WriteKeyTable: Sendable {
         allowAnonymous: Bool
     ) {
         var byHash: [String: Sender] = [:]
-        for entry in entries {
+        for entry in entries where entry.isAccepted && entry.role == .write {
             byHash[entry.sha256.lowercased()] = Sender(
                 source: entry.source,
                 feature: entry.feature,
-                validator: entry.registry.flatMap { validators[$0] } ?? fallback
+                validator: entry.registry.flatMap { validators[$0] } ?? fallback,
+                rotatedKeyID: entry.status == .rotated ? entry.id : nil
             )
         }
         self.byHash = byHash
@@ -48,6 +52,9 @@ package struct WriteKeyTable: Sendable {
         return byHash[WriteKeysFile.hash(bytes: key)]
     }
 
-    /// How many keys.
+    /// How many keys are accepted.
     package var count: Int { byHash.count }
+
+    /// How many of them are rotated (accepted until they are revoked).
+    package var rotatedCount: Int { byHash.values.count { $0.rotatedKeyID != nil } }
 }

@@ -3,58 +3,11 @@ import TallyCore
 
 /// The keys file: which write keys may send, as hashes only.
 ///
-/// `{"keys":[{"sha256":"<hex>","source":"ios-app","feature":"episode","registry":"plans/"}]}`.
-/// A key itself is printed once when it is made (`tally keys add`) and never stored: the file
-/// holds its SHA-256, so reading the file gives nobody a key.
+/// `{"keys":[{"sha256":"<hex>","source":"ios-app","feature":"episode","registry":"plans/","status":"active"}]}`.
+/// A key itself is printed once when it is made (`tally keys add`, `tally keys rotate`) and never
+/// stored: the file holds its SHA-256, so reading the file gives nobody a key. Each entry is named
+/// by an id derived from its hash (``Entry/id``).
 public struct WriteKeysFile: Sendable, Hashable, Codable {
-    /// One key.
-    public struct Entry: Sendable, Hashable, Codable {
-        /// The key's SHA-256, lowercase hex.
-        public var sha256: String
-        /// The source its events come from (`ios-app`).
-        public var source: String
-        /// The feature of events that name none and no plan claims.
-        public var feature: String?
-        /// A registry directory whose plans this key's events are validated against (else the
-        /// server's `--registry`).
-        public var registry: String?
-
-        /// An entry.
-        public init(sha256: String, source: String, feature: String? = nil, registry: String? = nil) {
-            self.sha256 = sha256
-            self.source = source
-            self.feature = feature
-            self.registry = registry
-        }
-
-        private enum CodingKeys: String, CodingKey {
-            case sha256, source, feature, registry
-        }
-
-        /// Refuses a `sha256` that is not 64 hex digits (a hand-edited file; such a key could never
-        /// match), and reads upper-case hex as lower-case.
-        public init(from decoder: any Decoder) throws {
-            let container = try decoder.container(keyedBy: CodingKeys.self)
-            let sha256 = try container.decode(String.self, forKey: .sha256).lowercased()
-            guard sha256.utf8.count == 64,
-                sha256.utf8.allSatisfy({
-                    (UInt8(ascii: "0")...UInt8(ascii: "9")).contains($0)
-                        || (UInt8(ascii: "a")...UInt8(ascii: "f")).contains($0)
-                })
-            else {
-                throw DecodingError.dataCorruptedError(
-                    forKey: .sha256,
-                    in: container,
-                    debugDescription: "not a SHA-256 (64 hex digits); `tally keys add` writes one"
-                )
-            }
-            self.sha256 = sha256
-            self.source = try container.decode(String.self, forKey: .source)
-            self.feature = try container.decodeIfPresent(String.self, forKey: .feature)
-            self.registry = try container.decodeIfPresent(String.self, forKey: .registry)
-        }
-    }
-
     /// The keys.
     public var keys: [Entry]
 
@@ -82,24 +35,54 @@ public struct WriteKeysFile: Sendable, Hashable, Codable {
         return try JSONDecoder().decode(WriteKeysFile.self, from: data)
     }
 
-    /// Writes the file at `path` (created with mode 0600 when missing; replaced atomically and
-    /// made durable: a key printed once must not be lost to a crash right after).
+    /// Writes the file at `path`, replacing it atomically and durably (a key printed once must not
+    /// be lost to a crash right after).
+    ///
+    /// A new file gets mode 0600. A file that exists keeps its mode, owner and group: the deployed
+    /// one is `root:tally` 0640, written by root and read by the service, which could no longer
+    /// read a replacement owned by root alone.
     /// - Throws: ``IOError`` naming the failing call and path.
     public func save(_ path: String) throws {
         let encoder = JSONEncoder()
         encoder.outputFormatting = [.prettyPrinted, .sortedKeys, .withoutEscapingSlashes]
         let data = Array(try encoder.encode(self) + Data("\n".utf8))
+        var existing = stat()
+        let exists = stat(path, &existing) == 0
         let temporary = path + ".tmp-\(getpid())"
         let descriptor = systemOpen(temporary, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0o600)
         guard descriptor >= 0 else { throw IOError(.open, path: temporary, errno: errno) }
         do {
             defer { close(descriptor) }
             try FileDescriptorWriter.writeAll(data, to: descriptor, path: temporary)
+            if exists {
+                if fchown(descriptor, existing.st_uid, existing.st_gid) != 0 {
+                    throw IOError(.chown, path: temporary, errno: errno)
+                }
+                if fchmod(descriptor, existing.st_mode & 0o7777) != 0 {
+                    throw IOError(.chmod, path: temporary, errno: errno)
+                }
+            }
             if fsync(descriptor) != 0 { throw IOError(.fsync, path: temporary, errno: errno) }
             if rename(temporary, path) != 0 { throw IOError(.rename, path: path, errno: errno) }
         } catch {
             unlink(temporary)
             throw error
+        }
+        // The rename itself is durable once the directory is.
+        let directory = (path as NSString).deletingLastPathComponent
+        let directoryDescriptor = systemOpen(directory.isEmpty ? "." : directory, O_RDONLY | O_CLOEXEC)
+        guard directoryDescriptor >= 0 else { throw IOError(.open, path: directory, errno: errno) }
+        defer { close(directoryDescriptor) }
+        if fsync(directoryDescriptor) != 0 { throw IOError(.fsync, path: directory, errno: errno) }
+    }
+
+    /// The length of a key's ``Entry/id``.
+    static let idLength = 12
+
+    /// Whether `text` is lowercase hex digits only.
+    static func isHex(_ text: some StringProtocol) -> Bool {
+        text.utf8.allSatisfy {
+            (UInt8(ascii: "0")...UInt8(ascii: "9")).contains($0) || (UInt8(ascii: "a")...UInt8(ascii: "f")).contains($0)
         }
     }
 

@@ -12,12 +12,14 @@ import TallyFileStore
 /// Rejected events in the file store's dead-letter directory, one NDJSON line each in
 /// `dead-letter/collector-rejects-DAY.ndjson`, written and fsynced before ``store(_:)`` returns.
 package final class FileRejectSink: RejectSink {
+    private let layout: FileStoreLayout
     private let directory: String
     private let io = BlockingIO(label: "tally.collector.rejects")
 
     /// A sink under the file store `root` (its `dead-letter` directory).
     package init(root: String) {
-        directory = FileStoreLayout(root: root).deadLetterDirectory
+        layout = FileStoreLayout(root: root)
+        directory = layout.deadLetterDirectory
     }
 
     package func store(_ rejects: [RejectedEvent]) async throws {
@@ -25,19 +27,16 @@ package final class FileRejectSink: RejectSink {
         var bytes: [UInt8] = []
         for reject in rejects { reject.appendNDJSON(to: &bytes) }
         let directory = self.directory
-        let path = "\(directory)/collector-rejects-\(first.receivedAt.utcDate.isoString).ndjson"
+        let path = layout.collectorRejectsFile(day: first.receivedAt.utcDate)
         try await io.run { [bytes] _ throws(IOError) in
             try Directory.create(directory)
-            let descriptor = open(path, O_WRONLY | O_APPEND | O_CREAT | O_CLOEXEC, 0o644)
-            guard descriptor >= 0 else { throw IOError(.open, path: path, errno: errno) }
-            defer { close(descriptor) }
-            try FileDescriptorWriter.writeAll(bytes, to: descriptor, path: path)
+            // Under the file's lock, which `tally replay` and `tally compact` take to rewrite it.
+            var descriptor: Int32 = -1
+            defer { if descriptor >= 0 { close(descriptor) } }
+            try FileLock.append(bytes, to: &descriptor, path: path)
             if fsync(descriptor) != 0 { throw IOError(.fsync, path: path, errno: errno) }
             // The file's directory entry too, when the file is new.
-            let directoryDescriptor = open(directory, O_RDONLY | O_DIRECTORY | O_CLOEXEC)
-            guard directoryDescriptor >= 0 else { throw IOError(.open, path: directory, errno: errno) }
-            defer { close(directoryDescriptor) }
-            if fsync(directoryDescriptor) != 0 { throw IOError(.fsync, path: directory, errno: errno) }
+            try Directory.sync(directory)
         }
     }
 

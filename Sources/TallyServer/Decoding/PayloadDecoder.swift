@@ -6,9 +6,9 @@ import TallySchema
 /// lines: tally envelopes through the envelope decoder, Segment and PostHog payloads through
 /// their mappers, every event validated against the sender's tracking plan.
 ///
-/// A body that is not JSON, or an event over the size limit, refuses the whole request (400,
-/// nothing stored); an event that decodes but breaks a rule is rejected alone (dead-lettered
-/// with its index and reason) and the rest are accepted.
+/// A body that is not JSON refuses the whole request (400, nothing stored); an event that decodes
+/// but breaks a rule, its size limit included, is rejected alone (dead-lettered with its index and
+/// reason) and the rest are accepted, as `tally ingest` rejects a line and reads on.
 struct PayloadDecoder {
     /// What a request holds once decoded.
     struct Decoded {
@@ -31,7 +31,7 @@ struct PayloadDecoder {
     private static let auto = FormatDecoder(format: .auto)
 
     /// Decodes and validates `body`.
-    /// - Throws: ``CollectorError`` 400 for malformed JSON, an oversized event, no events.
+    /// - Throws: ``CollectorError`` 400 for malformed JSON, a body of the wrong shape, no events.
     func decode(_ body: [UInt8]) throws -> Decoded {
         var decoded = Decoded()
         try body.withUnsafeBufferPointer { buffer in
@@ -114,7 +114,7 @@ struct PayloadDecoder {
                 )
                 continue
             }
-            try accept(consume event, format: .tally, index: index, into: &decoded)
+            accept(consume event, format: .tally, index: index, into: &decoded)
         }
     }
 
@@ -140,7 +140,7 @@ struct PayloadDecoder {
         while let next = results.popLast() {
             switch next {
             case .success(let event):
-                try accept(event, format: result.format, index: index, into: &decoded)
+                accept(event, format: result.format, index: index, into: &decoded)
             case .failure(let error):
                 if ranges == nil { ranges = .some(JSONTopLevel.messageRanges(body)) }
                 let range = ranges??.count == result.results.count ? ranges??[index] : nil
@@ -162,21 +162,13 @@ struct PayloadDecoder {
         format: SourceFormat,
         index: Int,
         into decoded: inout Decoded
-    ) throws {
+    ) {
         var event = decodedEvent
         // The collector received it now, whatever a client wrote there.
         event.receivedAt = receivedAt
         let result = sender.validator.validate(consume event)
         guard result.isValid else {
             var first = result.violations[0]
-            if result.violations.contains(where: { $0.code == .tooLarge && $0.path == "$" }) {
-                throw CollectorError(
-                    .badRequest,
-                    .eventTooLarge,
-                    "event \(index) is over the \(sender.validator.limits.maxEventBytes)-byte event limit",
-                    index: index
-                )
-            }
             if result.violations.count > 1 { first.message = result.summary }
             reject(first, index: index, raw: Array(result.event.ndjsonLine.dropLast()), into: &decoded)
             return

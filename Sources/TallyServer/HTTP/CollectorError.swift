@@ -14,8 +14,6 @@ package struct CollectorError: Error, Sendable, Hashable, CustomStringConvertibl
         package static let invalidJSON = Code("invalid_json")
         /// The compressed body is corrupt or truncated.
         package static let invalidEncoding = Code("invalid_encoding")
-        /// One event is over the per-event limit.
-        package static let eventTooLarge = Code("event_too_large")
         /// The body holds no event.
         package static let noEvents = Code("no_events")
         /// The body is not the shape the route takes.

@@ -3,11 +3,12 @@ import Hummingbird
 import Logging
 import TallyCore
 
-/// Around every route (matched or not): turns errors into the collector's JSON replies, stamps
-/// `X-Request-Id`, and counts the request by route pattern (never its path, which may hold a
-/// write key) and status.
+/// Around every route (matched or not): gives the request its id, turns errors into the
+/// collector's JSON replies, stamps `X-Request-Id`, and counts the request by route pattern (never
+/// its path, which may hold a write key) and status.
 struct CollectorMiddleware<Context: RequestContext>: RouterMiddleware {
     let metrics: CollectorMetrics
+    let requestIDs: RequestIDGenerator
     let retryAfterSeconds: Int
     /// The methods of each route pattern (trailing slash left out, `{name}` for a parameter): a
     /// route asked with another method is answered 405 with `Allow`, not 404.
@@ -17,6 +18,10 @@ struct CollectorMiddleware<Context: RequestContext>: RouterMiddleware {
         async throws -> Response
     {
         let started = ContinuousClock.now
+        // In place of Hummingbird's id (see RequestIDGenerator): `context.id` reads this one, so
+        // the reply, the dead letters and the request's log lines all carry the same id.
+        var context = context
+        context.logger[metadataKey: "hb.request.id"] = .string(requestIDs.next())
         var response: Response
         do {
             response = try await next(request, context)

@@ -12,9 +12,11 @@ struct CollectorRoutes: Sendable {
     func ingest(_ request: Request, _ context: BasicRequestContext, _ kind: PayloadKind) async throws -> Response {
         let receivedAt = Timestamp.now().truncatedToMicroseconds
         let deadline = ContinuousClock.now + configuration.requestTimeout
+        // The keys as they are now, for the whole request: a reload meanwhile does not touch it.
+        let keys = collector.keys
         // A key in the header is checked before the body is read: a wrong one costs nothing.
         let headerKey = Credentials.headerKey(request.headers)
-        var sender = try headerKey.map { try self.sender(key: $0) }
+        var sender = try headerKey.map { try Self.sender(key: $0, in: keys) }
         let reader = BodyReader(
             limits: .init(maxRequestBytes: configuration.maxRequestBytes, inflate: configuration.inflate)
         )
@@ -22,14 +24,15 @@ struct CollectorRoutes: Sendable {
         if sender == nil {
             let bodyKey = body.withUnsafeBufferPointer { Credentials.bodyKey($0) }
             if let bodyKey {
-                sender = try self.sender(key: bodyKey)
-            } else if let anonymous = collector.keys.anonymous {
+                sender = try Self.sender(key: bodyKey, in: keys)
+            } else if let anonymous = keys.anonymous {
                 sender = anonymous
             } else {
                 throw CollectorError(.unauthorized, .unauthorized, "a write key is required")
             }
         }
         guard let sender else { throw CollectorError(.unauthorized, .unauthorized, "a write key is required") }
+        if let rotated = sender.rotatedKeyID { collector.metrics.rotatedKeyUsed(rotated) }
         let decoder = PayloadDecoder(kind: kind, sender: sender, requestID: context.id, receivedAt: receivedAt)
         let decoded: PayloadDecoder.Decoded
         do {
@@ -70,9 +73,10 @@ struct CollectorRoutes: Sendable {
         let reply: [UInt8]
         switch kind {
         case .tally: reply = Self.tallyReply(decoded)
+        case .segmentBatch, .segmentCall: reply = Self.segmentReply(decoded)
         case .sharedBatch:
-            reply = Array((decoded.format == .posthog ? #"{"status":1}"# : #"{"success":true}"#).utf8)
-        default: reply = kind.successReply ?? []
+            reply = decoded.format == .posthog ? Array(#"{"status":1}"#.utf8) : Self.segmentReply(decoded)
+        case .posthog: reply = kind.successReply ?? []
         }
         return Response(
             status: .ok,
@@ -102,7 +106,26 @@ struct CollectorRoutes: Sendable {
     static func tallyReply(_ decoded: PayloadDecoder.Decoded) -> [UInt8] {
         var bytes = Array(#"{"accepted":"#.utf8)
         JSONWriter.appendInteger(Int64(decoded.events.count), to: &bytes)
-        bytes.append(contentsOf: #","rejected":["#.utf8)
+        bytes.append(UInt8(ascii: ","))
+        appendRejected(decoded, to: &bytes)
+        bytes.append(UInt8(ascii: "}"))
+        return bytes
+    }
+
+    /// Segment's `{"success":true}`, with tally's `"rejected":[…]` beside it when the plans refused
+    /// events of the batch (its `index` is the message's position in `batch`). Segment's clients
+    /// read the status only; tally's uploader counts the rejects on either wire.
+    static func segmentReply(_ decoded: PayloadDecoder.Decoded) -> [UInt8] {
+        guard !decoded.rejects.isEmpty else { return Array(#"{"success":true}"#.utf8) }
+        var bytes = Array(#"{"success":true,"#.utf8)
+        appendRejected(decoded, to: &bytes)
+        bytes.append(UInt8(ascii: "}"))
+        return bytes
+    }
+
+    /// `"rejected":[{"index":I,"reason":"…","path":"…","message":"…"}]`.
+    private static func appendRejected(_ decoded: PayloadDecoder.Decoded, to bytes: inout [UInt8]) {
+        bytes.append(contentsOf: #""rejected":["#.utf8)
         for (position, reject) in decoded.rejects.enumerated() {
             if position > 0 { bytes.append(UInt8(ascii: ",")) }
             bytes.append(contentsOf: #"{"index":"#.utf8)
@@ -115,12 +138,11 @@ struct CollectorRoutes: Sendable {
             JSONWriter.appendString(reject.message, to: &bytes)
             bytes.append(UInt8(ascii: "}"))
         }
-        bytes.append(contentsOf: "]}".utf8)
-        return bytes
+        bytes.append(UInt8(ascii: "]"))
     }
 
-    private func sender(key: [UInt8]) throws -> WriteKeyTable.Sender {
-        guard let sender = collector.keys.sender(key: key) else {
+    private static func sender(key: [UInt8], in keys: WriteKeyTable) throws -> WriteKeyTable.Sender {
+        guard let sender = keys.sender(key: key) else {
             throw CollectorError(.unauthorized, .unauthorized, "unknown write key")
         }
         return sender

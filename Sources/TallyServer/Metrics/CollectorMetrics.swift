@@ -31,6 +31,14 @@ package final class CollectorMetrics: Sendable {
     private let rejectedReasons = Locked<[String: CoreMetrics.Counter]>([:])
     private let requestCounters = Locked<[String: CoreMetrics.Counter]>([:])
     private let requestTimers = Locked<[String: CoreMetrics.Timer]>([:])
+    /// Requests sent with each rotated key, by the key's id (never the key).
+    private let rotatedKeyCounters = Locked<[String: CoreMetrics.Counter]>([:])
+    /// Keys accepted now, active and rotated.
+    private let activeKeys: CoreMetrics.Gauge
+    private let rotatedKeys: CoreMetrics.Gauge
+    /// Reloads of the keys file (SIGHUP), applied or failed.
+    private let reloadsApplied: CoreMetrics.Counter
+    private let reloadsFailed: CoreMetrics.Counter
 
     package init() {
         registry = PrometheusCollectorRegistry()
@@ -49,6 +57,54 @@ package final class CollectorMetrics: Sendable {
         eventsCommitted = CoreMetrics.Counter(label: "tally_collector_committed_total", factory: factory)
         eventsAccepted = CoreMetrics.Counter(label: "tally_collector_events_accepted_total", factory: factory)
         eventsFromFuture = CoreMetrics.Counter(label: "tally_collector_events_from_future_total", factory: factory)
+        activeKeys = CoreMetrics.Gauge(
+            label: "tally_collector_write_keys",
+            dimensions: [("status", "active")],
+            factory: factory
+        )
+        rotatedKeys = CoreMetrics.Gauge(
+            label: "tally_collector_write_keys",
+            dimensions: [("status", "rotated")],
+            factory: factory
+        )
+        reloadsApplied = CoreMetrics.Counter(
+            label: "tally_collector_keys_reloads_total",
+            dimensions: [("outcome", "applied")],
+            factory: factory
+        )
+        reloadsFailed = CoreMetrics.Counter(
+            label: "tally_collector_keys_reloads_total",
+            dimensions: [("outcome", "failed")],
+            factory: factory
+        )
+    }
+
+    /// Records the keys now accepted.
+    func keysLoaded(_ keys: WriteKeyTable) {
+        let rotated = keys.rotatedCount
+        activeKeys.record(keys.count - rotated)
+        rotatedKeys.record(rotated)
+    }
+
+    /// Counts a reload of the keys file.
+    func keysReloaded(applied: Bool) {
+        (applied ? reloadsApplied : reloadsFailed).increment()
+    }
+
+    /// Counts a request sent with the rotated key `id`: once it stays at its value, no app uses
+    /// the key any more and it can be revoked.
+    func rotatedKeyUsed(_ id: String) {
+        let counter = rotatedKeyCounters.withLock { counters in
+            if let counter = counters[id] { return counter }
+            let counter = CoreMetrics.Counter(
+                label: "tally_collector_rotated_key_requests_total",
+                dimensions: [("key_id", id)],
+                factory: factory
+            )
+            counters[id] = counter
+            return counter
+        }
+        counter.increment()
     }
 
     /// Counts `count` events rejected for `reason` (a reason code, never user data).

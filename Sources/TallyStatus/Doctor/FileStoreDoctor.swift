@@ -71,7 +71,7 @@ package struct FileStoreDoctor: Sendable {
         let free = Int64(info.f_bavail) * Int64(info.f_frsize)
         let share = total > 0 ? Double(free) / Double(total) : 1
         let message = "\(Self.bytes(free)) free of \(Self.bytes(total)) (\(Int((share * 100).rounded())) %)"
-        let advice = "free space, or `tally prune` old days; a full disk dead-letters writes"
+        let advice = "free space, or `tally compact --retain 90d` to delete old days; a full disk dead-letters writes"
         if share < Self.failBelow.share || free < Self.failBelow.bytes {
             return DoctorCheck("disk space", .failure, message, advice: advice)
         }

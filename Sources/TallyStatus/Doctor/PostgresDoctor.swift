@@ -133,7 +133,8 @@ package struct PostgresDoctor: Sendable {
             "failed events",
             .warning,
             "\(recent) in the last 24 h, \(total) in all; newest \(when): \(reason)\(detail)",
-            advice: "`tally status` lists them by reason; fix the plan or the sender, then `tally replay` them"
+            advice: "`tally status` lists them by reason; fix the plan or the sender, then "
+                + "`tally replay --failed-events` (as the owner)"
         )
     }
 }

@@ -31,14 +31,16 @@ struct IngestCommand: AsyncParsableCommand {
             batch-export rows): --format auto decides per line. identify, group and alias calls are stored as \
             identity records, apart from events. Each event is validated (structure, names, sizes and timestamps; the tracking plans too with --registry) \
             and goes to the sinks with backpressure. Rejected lines go to a rejects file (NDJSON with source, line, \
-            reason, message and the raw line) that you can fix and ingest again.
+            reason, message and the raw line): once the tracking plan is fixed, tally replay stores them and keeps \
+            only what still fails; or fix the lines and ingest them again.
 
             Every input is checked before anything is read: a missing or unreadable file, or a directory, is a \
             usage error. The report names the first rejected lines as FILE:LINE: reason; all of them are in the \
             rejects file. An input that is probably not NDJSON (a JSON array, pretty-printed JSON, binary or \
             compressed data) gets a warning naming the likely cause.
 
-            Sizes: each event may take --max-event-bytes as an NDJSON line (64 KiB, as tracked events); a line, \
+            Sizes: each event may take --max-event-bytes as an NDJSON envelope (32 KiB, as in tally serve and \
+            the app's pipeline); a line, \
             which may hold a batch of events (Segment's {"batch": [...]}), may take --max-line-bytes (1 MiB), \
             which must be at least --max-event-bytes.
 
@@ -46,8 +48,8 @@ struct IngestCommand: AsyncParsableCommand {
             the rejected line beyond --max-rejects, or no line was accepted at all; 69 the database could not be \
             reached or refused the connection (nothing was read; try again later); 73 the data directory or the \
             rejects file's directory is not writable (nothing was read); 74 an input could not be read or events \
-            could not be stored (they are in the dead-letter files); 75 interrupted by SIGTERM/SIGINT \
-            (everything accepted was stored; run again to finish: ids are stable).
+            could not be stored (they are in the dead-letter files: tally replay stores them later); 75 \
+            interrupted by SIGTERM/SIGINT (everything accepted was stored; run again to finish: ids are stable).
 
             Examples:
               tally ingest Examples/sample/events.ndjson --registry Examples/registry
@@ -113,7 +115,7 @@ struct IngestCommand: AsyncParsableCommand {
         parsing: .unconditional,
         help: "Reject events larger than this many bytes as NDJSON (at most --max-line-bytes)."
     )
-    var maxEventBytes: Int = ValidationLimits().maxEventBytes
+    var maxEventBytes: Int = ValidationLimits.defaultMaxEventBytes
 
     @Option(name: .long, help: "The final report: text or json.")
     var report: ReportFormat = .text

@@ -18,7 +18,10 @@ struct ReportTrendsCommand: AsyncParsableCommand {
             """
     )
 
-    @Option(name: .long, help: "An event: NAME, NAME|NAME, or NAME where FILTER (repeatable: one series each).")
+    @Option(
+        name: .long,
+        help: "An event: NAME, NAME|NAME, or NAME where FILTER (repeatable: one series each; none: every event)."
+    )
     var event: [String] = []
 
     @Option(name: .long, help: "hour, day, week or month.")
@@ -39,8 +42,10 @@ struct ReportTrendsCommand: AsyncParsableCommand {
     @OptionGroup var options: ReportOptions
 
     func makeReport() throws -> Report {
-        guard !event.isEmpty else { throw ValidationError("--event: name at least one event.") }
-        var trends = TrendsDefinition(events: try event.map { try selector($0, option: "--event") })
+        // No --event: one series of every event.
+        let selectors =
+            try event.isEmpty ? [EventSelector(names: [])] : event.map { try selector($0, option: "--event") }
+        var trends = TrendsDefinition(events: selectors)
         trends.interval = interval
         do throws(ReportError) {
             trends.measure = try ReportMeasure(measure)

@@ -9,6 +9,7 @@ import TallyPipeline
 import TallyPostgres
 import TallySchema
 import TallyServer
+import UnixSignals
 
 /// `tally serve`: the HTTP collector.
 struct ServeCommand: AsyncParsableCommand {
@@ -33,7 +34,9 @@ struct ServeCommand: AsyncParsableCommand {
             without --keys (or with no keys in it) any key is accepted, as SDKs always send one.
 
             Once listening, prints `tally serve: listening on http://HOST:PORT` on stderr. SIGTERM/SIGINT stop \
-            accepting, answer what is in flight, flush the sinks and exit 0.
+            accepting, answer what is in flight, flush the sinks and exit 0. SIGHUP reads the keys file again \
+            (`tally keys add|rotate|revoke` change it): requests in flight finish with the keys they started with, \
+            and a file that cannot be read or used keeps the keys loaded before (the error is logged).
 
             Exit codes: 0 stopped by a signal; 64 usage error (also a --host or --port that cannot be listened \
             on); 65 a keys file that is not valid, or names a missing registry; 66 no keys file; 69 the database \
@@ -71,9 +74,9 @@ struct ServeCommand: AsyncParsableCommand {
     @Option(
         name: .long,
         parsing: .unconditional,
-        help: "Refuse events larger than this many bytes as NDJSON (400 event_too_large)."
+        help: "Reject events larger than this many bytes as NDJSON (too_large, dead-lettered)."
     )
-    var maxEventBytes = 32 * 1024
+    var maxEventBytes = ValidationLimits.defaultMaxEventBytes
 
     @Option(
         name: .long,
@@ -189,7 +192,11 @@ struct ServeCommand: AsyncParsableCommand {
             return handler
         }
         let logger = Logger(label: "tally.serve")
+        // Trapped before the keys are read: a SIGHUP from then on reloads them (once serving)
+        // rather than ending the process, SIGHUP's default.
+        let hangups = await UnixSignalsSequence(trapping: .sighup)
         try ListenAddressCheck.check(host: host, port: port)
+        let loadKeys = try keysLoader()
         let table = try loadKeys()
         let eventSink: any EventSink
         let rejectSink: any RejectSink
@@ -209,7 +216,7 @@ struct ServeCommand: AsyncParsableCommand {
         case .postgres:
             try await database.checkReadyForEvents()
             // Four rounds at once: a round waits mostly on the server, and with two the collector
-            // left a third of the machine idle (scripts/bench-collector.sh: 2 → 4 gave +6 to 13 %).
+            // left a third of the machine idle (scripts/bench.sh --part collector: 2 → 4 gave +6 to 13 %).
             eventSink = PostgresSink(
                 conninfo: database.conninfo,
                 maxConcurrentWrites: databaseConnections,
@@ -257,9 +264,17 @@ struct ServeCommand: AsyncParsableCommand {
             let line = "tally serve: listening on http://\(host.contains(":") ? "[\(host)]" : host):\(port)\n"
             try? FileDescriptorWriter.writeAll(Array(line.utf8), to: STDERR_FILENO, path: "<stderr>")
         }
+        let reloader = KeysReloader(
+            collector: collector,
+            path: keys,
+            signals: hangups,
+            logger: logger,
+            load: loadKeys
+        )
         var group = ServiceGroupConfiguration(
-            // The application runs the committer in its own group, stopped after the server.
-            services: [.init(service: application)],
+            // The application runs the committer in its own group, stopped after the server. The
+            // reloader is last, so it is the first to stop: no reload during the shutdown.
+            services: [.init(service: application), .init(service: reloader)],
             gracefulShutdownSignals: [.sigterm, .sigint],
             logger: logger
         )
@@ -277,28 +292,37 @@ struct ServeCommand: AsyncParsableCommand {
         if let rejects = rejectSink as? PostgresRejectSink { await rejects.close() }
     }
 
-    /// The keys file's keys, each with its registry's validator.
-    private func loadKeys() throws -> WriteKeyTable {
+    /// What reads the keys file into the keys the collector checks, each with its registry's
+    /// validator: at start, and again on each SIGHUP. The server's own `--registry` is loaded once,
+    /// here; the keys' registries each time, since the file may name new ones.
+    /// - Throws: ``CommandFailure`` (the registry of `--registry`).
+    private func keysLoader() throws -> @Sendable () throws -> WriteKeyTable {
         let limits = ValidationLimits(maxEventBytes: maxEventBytes)
         let plans =
             registry.registry != nil
                 || ProcessInfo.processInfo.environment["TALLY_REGISTRY"].map { !$0.isEmpty } == true
             ? try registry.load() : nil
         let fallback = EventValidator(registry: plans, limits: limits)
+        let allowAnonymous = self.allowAnonymous
         guard let keys else {
-            return WriteKeyTable(entries: [], validators: [:], fallback: fallback, allowAnonymous: allowAnonymous)
+            return { WriteKeyTable(entries: [], validators: [:], fallback: fallback, allowAnonymous: allowAnonymous) }
         }
-        let file: WriteKeysFile
-        do {
-            file = try WriteKeysFile.load(keys)
-        } catch  where FileErrorText.isMissingFile(error) {
-            throw CommandFailure(.noInput, "no keys file at \(keys); `tally keys add --keys \(keys)` makes one")
-        } catch {
-            throw CommandFailure(.dataError, "cannot read the keys file \(keys): \(FileErrorText.describe(error))")
-        }
+        return { try Self.loadKeys(keys, fallback: fallback, limits: limits, allowAnonymous: allowAnonymous) }
+    }
+
+    /// The keys of the file `keys`.
+    /// - Throws: ``CommandFailure``: 66 no such file, 65 a file that is not a keys file or names a
+    ///   registry that is missing or has problems.
+    private static func loadKeys(
+        _ keys: String,
+        fallback: EventValidator,
+        limits: ValidationLimits,
+        allowAnonymous: Bool
+    ) throws -> WriteKeyTable {
+        let file = try KeysFileOption.read(keys)
         var validators: [String: EventValidator] = [:]
         let base = (keys as NSString).deletingLastPathComponent
-        for directory in Set(file.keys.compactMap(\.registry)) {
+        for directory in Set(file.keys.filter(\.isAccepted).compactMap(\.registry)) {
             let path = directory.hasPrefix("/") || base.isEmpty ? directory : base + "/" + directory
             guard RegistryOption.isDirectory(path) else {
                 // The keys file's data is wrong (65), not the command line.
@@ -313,9 +337,11 @@ struct ServeCommand: AsyncParsableCommand {
                     limits: limits
                 )
             } catch {
-                Terminal.error("the registry \(path) of a key has problems:")
-                for problem in error.problems { Terminal.error("  \(problem)") }
-                throw ExitCode.dataError
+                throw CommandFailure(
+                    .dataError,
+                    "the registry \(path) of a key has problems:\n"
+                        + error.problems.map { "  \($0)" }.joined(separator: "\n")
+                )
             }
         }
         return WriteKeyTable(

@@ -10,6 +10,8 @@ package struct FileStoreReportSource: ReportEventSource {
     /// The names of the events handed over, to tell a report over names the store never holds.
     package let names = Locked(Set<String>())
 
+    private let io = BlockingIO(label: "tally.reports.file-store")
+
     package init(directory: String) {
         reader = FileStoreReader(directory: directory)
     }
@@ -22,6 +24,34 @@ package struct FileStoreReportSource: ReportEventSource {
     }
 
     package func feed(_ needs: EventNeeds, into evaluation: inout any ReportEvaluation) async throws {
+        // Day files are read on a thread of their own (a long read never holds one of the few
+        // cooperative threads), and a cancelled task stops it between segments.
+        let reader = self.reader
+        let problems = self.problems
+        let names = self.names
+        let given = evaluation
+        evaluation = try await io.run { interruption in
+            var evaluation = given
+            try Self.read(
+                reader,
+                needs,
+                into: &evaluation,
+                problems: problems,
+                names: names,
+                interruption: interruption
+            )
+            return evaluation
+        }
+    }
+
+    private static func read(
+        _ reader: FileStoreReader,
+        _ needs: EventNeeds,
+        into evaluation: inout any ReportEvaluation,
+        problems: Locked<Int>,
+        names: Locked<Set<String>>,
+        interruption: Interruption
+    ) throws {
         let first = needs.from.utcDate.daysSinceEpoch
         let last = needs.to.advanced(byNanoseconds: -1).utcDate.daysSinceEpoch
         var day: CivilDate?
@@ -29,6 +59,7 @@ package struct FileStoreReportSource: ReportEventSource {
         var dayNames = Set<String>()
         defer { names.withLock { $0.formUnion(dayNames) } }
         for segment in try reader.layout.eventSegments() {
+            if interruption.isRequested { throw CancellationError() }
             let days = segment.day.daysSinceEpoch
             let lookback = days < first
             if lookback, needs.lookbackNames.isEmpty { continue }

@@ -2,7 +2,7 @@ package import TallyCore
 
 /// An evaluation of one report over a store's events: the engine reads what ``needs`` says and
 /// hands over each stored event once; ``finish()`` gives the result.
-package protocol ReportEvaluation {
+package protocol ReportEvaluation: Sendable {
     /// What to read.
     var needs: EventNeeds { get }
     /// One stored event (each `event_id` once; any order, unless ``dayFinished(_:)`` is called).

@@ -55,6 +55,23 @@ package struct Report: Sendable, Hashable {
 
     /// Checks what the types do not: step and period counts, windows, exclusion bounds, limits.
     package func validate() throws(ReportError) {
+        // PostgreSQL's text and jsonb cannot hold U+0000, so no stored event has one: refuse it
+        // everywhere rather than let each engine meet it (libpq would cut the parameter there).
+        func holdsNUL(_ value: JSONValue) -> Bool {
+            switch value {
+            case .string(let text): text.unicodeScalars.contains("\u{0}")
+            case .array(let items): items.contains(where: holdsNUL)
+            case .object(let members): members.contains { holdsNUL(.string($0.key)) || holdsNUL($0.value) }
+            case .null, .bool, .number: false
+            }
+        }
+        guard !holdsNUL(ReportJSON.encode(self)) else {
+            throw ReportError(
+                .invalidValue,
+                path: "",
+                "a name or value holds a NUL character (U+0000), which no event can"
+            )
+        }
         func positive(_ value: Int, _ path: String) throws(ReportError) {
             guard value > 0 else { throw ReportError(.invalidValue, path: path, "must be 1 or more, not \(value)") }
         }

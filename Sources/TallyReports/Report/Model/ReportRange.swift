@@ -36,17 +36,25 @@ package struct ReportRange: Sendable, Hashable {
         return .date(year: year, month: month, day: day)
     }
 
-    /// Parses `30d`, `12h`, `2w`: hours, days (24 h) or weeks (7 × 24 h), above zero.
+    /// Parses `30d`, `12h`, `2w`: hours, days (24 h) or weeks (7 × 24 h), above zero and at most
+    /// ``maximumDuration``.
     package static func parseDuration(_ text: String) -> Int64? {
-        guard let unit = text.last, let count = Int64(text.dropLast()), count > 0, count <= 100_000 else { return nil }
+        guard let unit = text.last, let count = Int64(text.dropLast()), count > 0 else { return nil }
         let hour: Int64 = 3_600_000_000_000
+        let scale: Int64
         switch unit {
-        case "h": return count * hour
-        case "d": return count * 24 * hour
-        case "w": return count * 7 * 24 * hour
+        case "h": scale = hour
+        case "d": scale = 24 * hour
+        case "w": scale = 7 * 24 * hour
         default: return nil
         }
+        let (duration, overflow) = count.multipliedReportingOverflow(by: scale)
+        guard !overflow, duration <= maximumDuration else { return nil }
+        return duration
     }
+
+    /// A hundred years: longer ranges and windows run past what 64-bit nanoseconds hold.
+    package static let maximumDuration: Int64 = 36_500 * 24 * 3_600_000_000_000
 
     /// `30d` for a duration of whole days (else hours).
     package static func durationText(_ nanoseconds: Int64) -> String {

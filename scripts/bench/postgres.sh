@@ -9,10 +9,10 @@
 #                                                                          and without the actor sets by event name
 #     (15 rounds, or $TALLY_BENCH_PAIRS; with 500 users, then with 100,000)
 #   tally summary --by feature from the rollups                        vs   the raw GROUP BY (--exact)
-#   scripts/bench-postgres.sh [EVENTS] [SUMMARY_EVENTS]     (defaults 200000 and 1000000; the 10M
+#   scripts/bench.sh --part postgres [EVENTS] [SUMMARY_EVENTS]     (defaults 200000 and 1000000; the 10M
 #                                                            figure: SUMMARY_EVENTS=10000000, ~3 min)
 set -euo pipefail
-cd "$(dirname "$0")/.."
+cd "$(dirname "$0")/../.."
 source scripts/lib/common.sh
 source scripts/lib/postgres.sh
 tally_find_swift
@@ -111,7 +111,7 @@ printf '    %.0f%% to %.0f%%; target ≤ 15%%); hourly counts alone %.2f s → %
     "$(quantile 0.25 "${rollup_ratio[@]}")" "$(quantile 0.75 "${rollup_ratio[@]}")" "$h" "$(median "${counts_ratio[@]}")"
 printf '  rollup upkeep with 100,000 users (nearly every event a new user-day): adds %.0f%% (middle half %.0f%% to %.0f%%)\n' \
     "$(median "${sparse_ratio[@]}")" "$(quantile 0.25 "${sparse_ratio[@]}")" "$(quantile 0.75 "${sparse_ratio[@]}")"
-printf '  of which the actor sets by event name (sql/0011): %.0f%% with 500 users (middle half %.0f%% to %.0f%%), %.0f%% with 100,000 (%.0f%% to %.0f%%)\n' \
+printf '  of which the actor sets by event name (sql/0012): %.0f%% with 500 users (middle half %.0f%% to %.0f%%), %.0f%% with 100,000 (%.0f%% to %.0f%%)\n' \
     "$(median "${name_ratio[@]}")" "$(quantile 0.25 "${name_ratio[@]}")" "$(quantile 0.75 "${name_ratio[@]}")" \
     "$(median "${sparse_name_ratio[@]}")" "$(quantile 0.25 "${sparse_name_ratio[@]}")" "$(quantile 0.75 "${sparse_name_ratio[@]}")"
 

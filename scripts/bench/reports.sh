@@ -14,11 +14,11 @@
 # the CPU time (the command's own plus PostgreSQL's backends, from /proc) beside it: the machine
 # is small and shared, so CPU time is the steadier figure. The counts of each report and its
 # baseline are compared in the first round, and a difference stops the run.
-#   scripts/bench-reports.sh            10M events, 500k actors, 5 rounds
-#   scripts/bench-reports.sh --quick    1M events, 50k actors, 3 rounds
+#   scripts/bench.sh --part reports            10M events, 500k actors, 5 rounds
+#   scripts/bench.sh --part reports --quick    1M events, 50k actors, 3 rounds
 #   TALLY_BENCH_EVENTS, TALLY_BENCH_ACTORS, TALLY_BENCH_ROUNDS override them.
 set -euo pipefail
-cd "$(dirname "$0")/.."
+cd "$(dirname "$0")/../.."
 source scripts/lib/common.sh
 source scripts/lib/postgres.sh
 tally_find_swift

@@ -1,4 +1,4 @@
--- tally 0011: the actors of each UTC day by event name, as tally.daily_actor_sets holds them by
+-- tally 0012: the actors of each UTC day by event name, as tally.daily_actor_sets holds them by
 -- feature: one row per (day, name) and loaded batch, `actors` the distinct user_id (else
 -- anonymous_id) of the batch's events of that name and day, `sampled` whether one of those events
 -- carried a sample rate. Kept exact by the loader in the events' own transaction; an actor

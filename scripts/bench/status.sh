@@ -6,9 +6,9 @@
 #   tally status, all 14 days          vs   SELECT count(*) over the same events (one bare scan)
 #   tally status --since the last day  vs   the same count over that day
 # Not part of scripts/test.sh: the load alone takes minutes.
-#   scripts/bench-status.sh [EVENTS]
+#   scripts/bench.sh --part status [EVENTS]
 set -euo pipefail
-cd "$(dirname "$0")/.."
+cd "$(dirname "$0")/../.."
 source scripts/lib/common.sh
 source scripts/lib/postgres.sh
 tally_find_swift

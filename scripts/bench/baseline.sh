@@ -4,12 +4,12 @@
 # median over the rounds of both, with the ratio (this tree / the baseline). A change may not make
 # an existing figure worse without saying so: this is how it is checked.
 #
-#   scripts/bench-baseline.sh                  against 3534c4c (before issue 14: nested properties)
-#   scripts/bench-baseline.sh REV [ROUNDS]     against any revision; ROUNDS alternations (default 5)
+#   scripts/bench.sh --part baseline                  against 3534c4c (before nested properties)
+#   scripts/bench.sh --part baseline REV [ROUNDS]     against any revision; ROUNDS alternations (default 5)
 #
 # The baseline is built once in .build-baseline/REV (a git worktree; ignored by git).
 set -euo pipefail
-cd "$(dirname "$0")/.."
+cd "$(dirname "$0")/../.."
 source scripts/lib/common.sh
 tally_find_swift
 base="${1:-3534c4c}"

@@ -9,16 +9,16 @@
 # rounds, ratios serve/ingest (target ≥ 0.6) and serve/baseline (target ≥ 4). A run counts only 2xx
 # answers as events (wrk's non-2xx and socket errors are failures, printed), and checks that the
 # rows stored cover every acknowledged event.
-#   scripts/bench-collector.sh --quick                  (900000 events, 2 rounds, 3 s)
-#   scripts/bench-collector.sh [EVENTS] [ROUNDS] [SECONDS]   (defaults 1200000, 5, 5; more events are
+#   scripts/bench.sh --part collector --quick                  (900000 events, 2 rounds, 3 s)
+#   scripts/bench.sh --part collector [EVENTS] [ROUNDS] [SECONDS]   (defaults 1200000, 5, 5; more events are
 #   generated when a one-second probe shows that wrk would wrap around to events already sent)
 set -euo pipefail
-cd "$(dirname "$0")/.."
+cd "$(dirname "$0")/../.."
 if [ "${1:-}" = "--quick" ]; then set -- 900000 2 3; fi  # what scripts/bench.sh --quick runs
 for arg in "$@"; do
     case "$arg" in
         '' | *[!0-9]*)
-            echo "usage: scripts/bench-collector.sh [--quick | EVENTS [ROUNDS [SECONDS]]] (got '$arg')" >&2
+            echo "usage: scripts/bench.sh --part collector [--quick | EVENTS [ROUNDS [SECONDS]]] (got '$arg')" >&2
             exit 64
             ;;
     esac
@@ -51,7 +51,7 @@ trap 'stop_collector; tally_pg_stop; rm -rf "$work"' EXIT
 tally_pg_start "$work/postgres"
 url="$TALLY_TEST_DATABASE_URL"
 "$tally" migrate --database-url "$url" >/dev/null
-# As in bench-postgres.sh: every run loads into emptied tables; autovacuum would otherwise work on
+# As in the postgres part: every run loads into emptied tables; autovacuum would otherwise work on
 # one run's rows during the next.
 psql "$url" -qc "ALTER SYSTEM SET autovacuum = off" -c "SELECT pg_reload_conf()" >/dev/null
 reset() { psql "$url" -qc "TRUNCATE tally.events, tally.rollup_hourly, tally.daily_actor_sets, tally.failed_events" -c CHECKPOINT >/dev/null; }
