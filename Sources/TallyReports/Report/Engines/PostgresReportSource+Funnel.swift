@@ -34,34 +34,56 @@ extension PostgresReportSource {
             )
             var stored = StoredActorIndex()
             var seen = [Bool](repeating: false, count: masks.count)
+            var batch: [CopiedRow] = []
+            batch.reserveCapacity(Self.warmBatch)
             try await connection.copyOut(sql) { chunk in
                 var cursor = CopyBinaryCursor(chunk)
                 while !cursor.atEnd {
-                    _ = cursor.row()
-                    guard let actor = cursor.field(), let micros = cursor.integer() else { continue }
-                    let position = Int(cursor.integer() ?? 0)
-                    let sampled = cursor.field()?.first == 1
-                    var id: (high: UInt64, low: UInt64) = (0, 0)
-                    if strict, let stored = cursor.uuid() { id = stored }
-                    var steps: UInt16 = 0
-                    var exclusions: UInt16 = 0
-                    if position > 0 {
-                        (steps, exclusions) = (masks[position - 1].steps, masks[position - 1].exclusions)
-                        seen[position - 1] = true
+                    // A few hundred rows read first and their actors' slots loaded together, then
+                    // looked up: the table's cache misses overlap instead of coming one by one.
+                    batch.removeAll(keepingCapacity: true)
+                    while batch.count < Self.warmBatch, !cursor.atEnd {
+                        _ = cursor.row()
+                        guard let actor = cursor.field(), let micros = cursor.integer() else { continue }
+                        let position = Int(cursor.integer() ?? 0)
+                        let sampled = cursor.field()?.first == 1
+                        var id: (high: UInt64, low: UInt64) = (0, 0)
+                        if strict, let stored = cursor.uuid() { id = stored }
+                        let hash = StoredActorIndex.hash(actor)
+                        batch.append(
+                            CopiedRow(
+                                actor: actor,
+                                hash: hash,
+                                micros: micros,
+                                position: position,
+                                sampled: sampled,
+                                id: id
+                            )
+                        )
                     }
-                    let index = stored.index(actor) { evaluation.actorIndex(stored: $0) }
-                    evaluation.consume(
-                        FunnelRecord(
-                            actor: index,
-                            value: -1,
-                            time: Self.nanoseconds(postgresMicroseconds: micros),
-                            idHigh: id.high,
-                            idLow: id.low,
-                            steps: steps,
-                            exclusions: exclusions
-                        ),
-                        sampled: sampled
-                    )
+                    // A loop of loads alone, so that many are under way at once.
+                    stored.warm(batch.lazy.map(\.hash))
+                    for row in batch {
+                        var steps: UInt16 = 0
+                        var exclusions: UInt16 = 0
+                        if row.position > 0 {
+                            (steps, exclusions) = (masks[row.position - 1].steps, masks[row.position - 1].exclusions)
+                            seen[row.position - 1] = true
+                        }
+                        let index = stored.index(row.actor, hash: row.hash) { evaluation.actorIndex(stored: $0) }
+                        evaluation.consume(
+                            FunnelRecord(
+                                actor: index,
+                                value: -1,
+                                time: Self.nanoseconds(postgresMicroseconds: row.micros),
+                                idHigh: row.id.high,
+                                idLow: row.id.low,
+                                steps: steps,
+                                exclusions: exclusions
+                            ),
+                            sampled: row.sampled
+                        )
+                    }
                 }
             }
             try await connection.execute("COMMIT")
@@ -72,6 +94,19 @@ extension PostgresReportSource {
             await connection.rollback()
             throw error
         }
+    }
+
+    /// Rows read ahead of their actors' lookups (see ``StoredActorIndex/warm(_:)``).
+    static let warmBatch = 256
+
+    /// One row of a per-event COPY, its actor's bytes still in the chunk.
+    struct CopiedRow {
+        var actor: UnsafeRawBufferPointer
+        var hash: UInt64
+        var micros: Int64
+        var position: Int
+        var sampled: Bool
+        var id: (high: UInt64, low: UInt64)
     }
 
     /// Sets custom settings for the transaction, each value a bound parameter.

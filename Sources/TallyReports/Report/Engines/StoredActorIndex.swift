@@ -5,9 +5,11 @@ import TallyPostgres
 /// made a `String` and resolved once, then found by its bytes, with no allocation per row.
 ///
 /// Rows come in storage order, so each lookup lands on a random slot: an open-addressing table of
-/// 32-byte slots holding the hash, the index and the first 16 bytes of the id, so that most
-/// lookups read one cache line (ids of up to 16 bytes are compared there; longer ones also
-/// against their bytes in ``bytes``).
+/// slots holding the hash, the index and the first 16 bytes of the id, so that most lookups read
+/// one cache line (ids of up to 16 bytes are compared there; longer ones also against their bytes
+/// in ``bytes``). That line is a miss in a table of many actors: a caller with many rows at hand
+/// loads their slots together first (``warm(_:)``: the misses then overlap), and a row of the
+/// same actor as the one before (a session's events are stored together) skips the table.
 package struct StoredActorIndex {
     private struct Slot {
         /// 0: empty (hashes are made odd).
@@ -21,17 +23,56 @@ package struct StoredActorIndex {
 
     private var slots = [Slot](repeating: Slot(), count: 1 << 16)
     private var count = 0
+    /// The id looked up last (up to 16 bytes; length -1: none) and its index.
+    private var lastHead: (UInt64, UInt64) = (0, 0)
+    private var lastLength: Int32 = -1
+    private var lastIndex: Int32 = 0
+    /// The slots ``warm(_:)`` loaded, summed so that the loads are not left out.
+    private var warmed: UInt64 = 0
     /// Ids longer than 16 bytes: where their bytes are.
     private var bytes: [UInt8] = []
     private var long: [Range<Int>] = []
 
     package init() {}
 
+    /// The hash of `id` as the table uses it.
+    package static func hash(_ id: UnsafeRawBufferPointer) -> UInt64 {
+        UInt64(bitPattern: Int64(ByteHash.finish(ByteHash.combine(ByteHash.start(), id)))) | 1
+    }
+
+    /// Loads the first slot each of `hashes` probes, ahead of their lookups: a loop of loads alone
+    /// waits for its cache misses at once, not one by one.
+    package mutating func warm(_ hashes: some Sequence<UInt64>) {
+        let mask = slots.count - 1
+        var sum: UInt64 = 0
+        slots.withUnsafeBufferPointer { slots in
+            for hash in hashes { sum &+= slots[Int(truncatingIfNeeded: hash) & mask].hash }
+        }
+        warmed &+= sum
+    }
+
     /// The index of the id in `id`, asking `make` for it the first time.
     package mutating func index(_ id: UnsafeRawBufferPointer, make: (String) -> Int32) -> Int32 {
-        let hash = UInt64(bitPattern: Int64(ByteHash.finish(ByteHash.combine(ByteHash.start(), id)))) | 1
+        index(id, hash: nil, make: make)
+    }
+
+    /// The same, with the id's ``hash(_:)`` when the caller has it.
+    package mutating func index(_ id: UnsafeRawBufferPointer, hash known: UInt64?, make: (String) -> Int32) -> Int32 {
         let head = Self.head(id)
         let length = Int32(id.count)
+        if length == lastLength, head == lastHead { return lastIndex }
+        let found = lookUp(id, hash: known ?? Self.hash(id), head: head, length: length, make: make)
+        if id.count <= 16 { (lastHead, lastLength, lastIndex) = (head, length, found) }
+        return found
+    }
+
+    private mutating func lookUp(
+        _ id: UnsafeRawBufferPointer,
+        hash: UInt64,
+        head: (UInt64, UInt64),
+        length: Int32,
+        make: (String) -> Int32
+    ) -> Int32 {
         let mask = slots.count - 1
         var position = Int(truncatingIfNeeded: hash) & mask
         while true {
