@@ -48,10 +48,14 @@ package struct PostgresReportSource: ReportEventSource {
             evaluation = funnel
             return
         }
-        if var trends = evaluation as? TrendsEvaluation, let wanted = trends.hourlyCountNames,
-            try await feedHourlyCounts(needs, names: wanted, into: &trends)
-        {
+        if var trends = evaluation as? TrendsEvaluation, let read = trends.actorRecords {
+            try await feedTrendActors(needs, names: read.names, into: &trends)
             evaluation = trends
+            return
+        }
+        if let trends = evaluation as? TrendsEvaluation, let read = trends.hourlyCounts,
+            try await feedHourlyCounts(needs, read, into: &evaluation)
+        {
             return
         }
         if var retention = evaluation as? RetentionEvaluation, retention.namesDecide {
