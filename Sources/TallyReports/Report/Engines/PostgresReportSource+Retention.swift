@@ -104,6 +104,7 @@ extension PostgresReportSource {
             let firstDay = needs.from.nanosecondsSinceEpoch / 86_400_000_000_000
             var stored = StoredActorIndex()
             var members: [Int32] = []
+            var ids: [(id: UnsafeRawBufferPointer, hash: UInt64)] = []
             try await connection.copyOut(sql) { chunk in
                 var cursor = CopyBinaryCursor(chunk)
                 while !cursor.atEnd {
@@ -114,11 +115,20 @@ extension PostgresReportSource {
                     let sampled = cursor.field()?.first == 1
                     let (starts, returns) = (startFlags[position], returnFlags[position])
                     let midnight = Timestamp(secondsSinceEpoch: day * 86_400)
+                    // The set's ids and hashes first, their slots loaded together (see
+                    // StoredActorIndex.warm), then looked up.
                     var elements = CopyBinaryCursor(actors)
-                    members.removeAll(keepingCapacity: true)
+                    ids.removeAll(keepingCapacity: true)
                     elements.forEachArrayElement { id in
-                        guard let id else { return }
-                        members.append(stored.index(id) { evaluation.actorIndex(stored: $0) })
+                        if let id { ids.append((id, StoredActorIndex.hash(id))) }
+                    }
+                    members.removeAll(keepingCapacity: true)
+                    for batch in stride(from: 0, to: ids.count, by: Self.warmBatch) {
+                        let slice = ids[batch..<min(batch + Self.warmBatch, ids.count)]
+                        stored.warm(slice.lazy.map(\.hash))
+                        for (id, hash) in slice {
+                            members.append(stored.index(id, hash: hash) { evaluation.actorIndex(stored: $0) })
+                        }
                     }
                     evaluation.consume(actors: members, time: midnight, starts: starts, returns: returns)
                     if day >= firstDay {

@@ -15,16 +15,17 @@ extension PostgresReportSource {
     ) async throws -> Bool {
         let wanted = read.names.map { Self.arrayLiteral($0.sorted()) }
         let eventHours = "{" + read.eventHours.map(\.rfc3339).joined(separator: ",") + "}"
+        // Without a name condition when every name counts: `$n IS NULL OR …` plans as a filter.
         let rows = try await connection.query(
             """
             SELECT name, feature, extract(epoch FROM hour)::bigint, sum(events)::bigint,
-                bool_or(unsampled_estimate <> 0), hour = ANY($4::timestamptz[])
+                bool_or(unsampled_estimate <> 0), hour = ANY($3::timestamptz[])
             FROM tally.rollup_hourly
-            WHERE hour >= $1::timestamptz - interval '1 hour' AND hour < $2::timestamptz
-              AND ($3::text[] IS NULL OR name = ANY($3::text[]))
+            WHERE hour >= $1::timestamptz - interval '1 hour' AND hour < $2::timestamptz\(
+                wanted == nil ? "" : " AND name = ANY($4::text[])")
             GROUP BY 1, 2, 3, hour
             """,
-            [needs.from.rfc3339, needs.to.rfc3339, wanted, eventHours]
+            [needs.from.rfc3339, needs.to.rfc3339, eventHours] + (wanted.map { [$0] } ?? []) as [String?]
         )
         let fromSeconds = needs.from.nanosecondsSinceEpoch / 1_000_000_000
         let counted = rows.filter { row in row[5] == "f" && (row[2].flatMap { Int64($0) } ?? .min) >= fromSeconds }
