@@ -34,25 +34,44 @@ extension PostgresReportSource {
             let returnFlags = all.map { returning.contains($0) }
             var seen = [Bool](repeating: false, count: all.count)
             let from = needs.from.nanosecondsSinceEpoch
+            var batch: [CopiedRow] = []
+            batch.reserveCapacity(Self.warmBatch)
             try await connection.copyOut(sql) { chunk in
                 var cursor = CopyBinaryCursor(chunk)
                 while !cursor.atEnd {
-                    _ = cursor.row()
-                    guard let actor = cursor.field(), let micros = cursor.integer() else { continue }
-                    let position = Int(cursor.integer() ?? 0) - 1
-                    let sampled = cursor.field()?.first == 1
-                    guard position >= 0 else { continue }
-                    let (starts, returns) = (startFlags[position], returnFlags[position])
-                    let time = Self.nanoseconds(postgresMicroseconds: micros)
-                    if time >= from { seen[position] = true }
-                    let index = stored.index(actor) { evaluation.actorIndex(stored: $0) }
-                    evaluation.consume(
-                        actor: index,
-                        time: Timestamp(nanosecondsSinceEpoch: time),
-                        starts: starts,
-                        returns: returns,
-                        sampled: sampled
-                    )
+                    // As the funnel's rows: read a batch, load its actors' slots, then look up.
+                    batch.removeAll(keepingCapacity: true)
+                    while batch.count < Self.warmBatch, !cursor.atEnd {
+                        _ = cursor.row()
+                        guard let actor = cursor.field(), let micros = cursor.integer() else { continue }
+                        let position = Int(cursor.integer() ?? 0) - 1
+                        let sampled = cursor.field()?.first == 1
+                        guard position >= 0 else { continue }
+                        batch.append(
+                            CopiedRow(
+                                actor: actor,
+                                hash: StoredActorIndex.hash(actor),
+                                micros: micros,
+                                position: position,
+                                sampled: sampled,
+                                id: (0, 0)
+                            )
+                        )
+                    }
+                    stored.warm(batch.lazy.map(\.hash))
+                    for row in batch {
+                        let (starts, returns) = (startFlags[row.position], returnFlags[row.position])
+                        let time = Self.nanoseconds(postgresMicroseconds: row.micros)
+                        if time >= from { seen[row.position] = true }
+                        let index = stored.index(row.actor, hash: row.hash) { evaluation.actorIndex(stored: $0) }
+                        evaluation.consume(
+                            actor: index,
+                            time: Timestamp(nanosecondsSinceEpoch: time),
+                            starts: starts,
+                            returns: returns,
+                            sampled: row.sampled
+                        )
+                    }
                 }
             }
             try await connection.execute("COMMIT")
