@@ -10,6 +10,8 @@
 #     collector [--quick | EVENTS [ROUNDS [SECONDS]]]   tally serve under wrk vs ingest and FastAPI
 #     status    [EVENTS]                  tally status vs a bare count
 #     baseline  [REV [ROUNDS]]            this tree's in-process figures vs an earlier revision's
+#     reports   [--quick | EVENTS ACTORS [ROUNDS]]   funnels, retention, trends and the dashboard vs
+#                                         hand-written SQL on 10M events (~40 min; not in the full run)
 #   scripts/bench.sh --list          the parts
 set -euo pipefail
 cd "$(dirname "$0")/.."

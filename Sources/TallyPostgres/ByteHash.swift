@@ -4,16 +4,16 @@
 ///
 /// Seeded at random per process, so inputs cannot be prepared to collide; a collision only costs a
 /// comparison, since every table compares the bytes themselves.
-enum ByteHash {
+package enum ByteHash {
     private static let seed = UInt64.random(in: .min ... .max)
 
     /// Starts a hash.
-    static func start(_ value: UInt64 = 0) -> UInt64 {
+    package static func start(_ value: UInt64 = 0) -> UInt64 {
         mix(seed, value)
     }
 
     /// Folds `bytes` (and their count, so that concatenations differ) into `hash`.
-    static func combine(_ hash: UInt64, _ bytes: UnsafeRawBufferPointer) -> UInt64 {
+    package static func combine(_ hash: UInt64, _ bytes: UnsafeRawBufferPointer) -> UInt64 {
         var hash = mix(hash, UInt64(bytes.count))
         var offset = 0
         while offset + 8 <= bytes.count {
@@ -29,7 +29,7 @@ enum ByteHash {
     }
 
     /// The final hash, its bits spread (the tables index by the low bits).
-    static func finish(_ hash: UInt64) -> Int {
+    package static func finish(_ hash: UInt64) -> Int {
         var hash = hash
         hash ^= hash >> 33
         hash &*= 0xFF51_AFD7_ED55_8CCD

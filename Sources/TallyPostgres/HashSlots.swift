@@ -1,7 +1,7 @@
 /// An open-addressing table from a hash to an index into the caller's own array of keys: the
 /// caller hashes and compares its keys (here, byte ranges of a COPY buffer) however it likes.
 /// Grows at half full, so probes stay short.
-struct HashSlots {
+package struct HashSlots {
     /// Indices into the caller's array; -1 marks an empty slot.
     private var slots: [Int]
     /// The hash of each occupied slot, compared before the caller's (costlier) key comparison.
@@ -9,7 +9,7 @@ struct HashSlots {
     private var count = 0
 
     /// A table that holds `capacity` entries before it first grows.
-    init(capacity: Int = 32) {
+    package init(capacity: Int = 32) {
         var size = 64
         while size < capacity * 2 { size *= 2 }
         slots = [Int](repeating: -1, count: size)
@@ -17,7 +17,7 @@ struct HashSlots {
     }
 
     /// The index of the entry with this hash for which `matches` holds.
-    func find(_ hash: Int, where matches: (Int) -> Bool) -> Int? {
+    package func find(_ hash: Int, where matches: (Int) -> Bool) -> Int? {
         let mask = slots.count - 1
         var slot = hash & mask
         while slots[slot] >= 0 {
@@ -28,7 +28,7 @@ struct HashSlots {
     }
 
     /// Records `index` under `hash` (the caller checked with ``find(_:where:)`` that it is new).
-    mutating func insert(_ hash: Int, index: Int) {
+    package mutating func insert(_ hash: Int, index: Int) {
         if (count + 1) * 2 > slots.count { grow() }
         let mask = slots.count - 1
         var slot = hash & mask
@@ -39,7 +39,7 @@ struct HashSlots {
     }
 
     /// Empties the table, keeping its size.
-    mutating func removeAll() {
+    package mutating func removeAll() {
         for index in slots.indices { slots[index] = -1 }
         count = 0
     }

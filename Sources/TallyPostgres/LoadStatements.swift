@@ -24,7 +24,8 @@ enum LoadStatements {
     /// Rollup rows and per-day actors from binary array parameters (``RollupBatch``); prepared once
     /// per connection. The actors come as one flat array ($11) and, per (day, feature), the bounds
     /// of its slice ($9, $10): a row per group with no unnest and regrouping on the server. $12 is
-    /// each rollup row's `unsampled_estimate` (sampled events, sql/0009).
+    /// each rollup row's `unsampled_estimate` (sampled events, sql/0009); $13 to $18 the actors per
+    /// (day, event name) the same way, with a flag per group for sampled events (sql/0012).
     static let rollupStatement = """
         WITH rollup AS (
             INSERT INTO tally.rollup_hourly AS r (hour, feature, name, events, first_seen, last_seen, unsampled_estimate)
@@ -33,10 +34,15 @@ enum LoadStatements {
                 first_seen = least(r.first_seen, excluded.first_seen), last_seen = greatest(r.last_seen, excluded.last_seen),
                 unsampled_estimate = r.unsampled_estimate + excluded.unsampled_estimate
             RETURNING 1
+        ), actors AS (
+            INSERT INTO tally.daily_actor_sets (day, feature, actors)
+            SELECT g.day, g.feature, ($11::text[])[g.first:g.last]
+            FROM unnest($7::date[], $8::text[], $9::int[], $10::int[]) AS g(day, feature, first, last)
+            RETURNING 1
         )
-        INSERT INTO tally.daily_actor_sets (day, feature, actors)
-        SELECT g.day, g.feature, ($11::text[])[g.first:g.last]
-        FROM unnest($7::date[], $8::text[], $9::int[], $10::int[]) AS g(day, feature, first, last)
+        INSERT INTO tally.daily_name_actor_sets (day, name, actors, sampled)
+        SELECT g.day, g.name, ($17::text[])[g.first:g.last], g.sampled <> 0
+        FROM unnest($13::date[], $14::text[], $15::int[], $16::int[], $18::int[]) AS g(day, name, first, last, sampled)
         """
 
     // RETURNING only the key, then the rest from the staging rows: the writer role needs SELECT on
@@ -64,6 +70,11 @@ enum LoadStatements {
             INSERT INTO tally.daily_actor_sets (day, feature, actors)
             SELECT (occurred_at AT TIME ZONE 'UTC')::date, feature, array_agg(DISTINCT actor) FROM inserted
             WHERE actor IS NOT NULL GROUP BY 1, 2
+            RETURNING 1
+        ), name_actors AS (
+            INSERT INTO tally.daily_name_actor_sets (day, name, actors, sampled)
+            SELECT (occurred_at AT TIME ZONE 'UTC')::date, name, array_agg(DISTINCT actor), bool_or(sample_rate IS NOT NULL)
+            FROM inserted WHERE actor IS NOT NULL GROUP BY 1, 2
             RETURNING 1
         )
         SELECT (SELECT count(*) FROM keys), (SELECT count(*) FROM rollup), (SELECT count(*) FROM actors)

@@ -204,7 +204,7 @@ public final class PostgresConnection: @unchecked Sendable {
         return try body(self)
     }
 
-    private func handle() throws -> OpaquePointer {
+    func handle() throws -> OpaquePointer {
         guard let connection, PQstatus(connection) == CONNECTION_OK else {
             throw PostgresError(.connection, message: "not connected", secret: secret)
         }
@@ -284,7 +284,7 @@ public final class PostgresConnection: @unchecked Sendable {
         return copied
     }
 
-    private func check(_ result: OpaquePointer?, _ connection: OpaquePointer) throws {
+    func check(_ result: OpaquePointer?, _ connection: OpaquePointer) throws {
         let status = result.map(PQresultStatus) ?? PGRES_FATAL_ERROR
         guard status != PGRES_COMMAND_OK, status != PGRES_TUPLES_OK, status != PGRES_EMPTY_QUERY else { return }
         let report = String(cString: PQerrorMessage(connection)).trimmingCharacters(in: .whitespacesAndNewlines)

@@ -14,6 +14,7 @@ actor PostgresLoader {
     private let totals: Locked<LoadCounts>
     private let maintainRollups: Bool
     private let maintainUserSets: Bool
+    private let maintainNameSets: Bool
     private let logger: Logger
 
     private init(
@@ -22,6 +23,7 @@ actor PostgresLoader {
         totals: Locked<LoadCounts>,
         maintainRollups: Bool,
         maintainUserSets: Bool,
+        maintainNameSets: Bool,
         logger: Logger
     ) {
         self.connection = connection
@@ -29,6 +31,7 @@ actor PostgresLoader {
         self.totals = totals
         self.maintainRollups = maintainRollups
         self.maintainUserSets = maintainUserSets
+        self.maintainNameSets = maintainNameSets
         self.logger = logger
     }
 
@@ -38,6 +41,7 @@ actor PostgresLoader {
         totals: Locked<LoadCounts>,
         maintainRollups: Bool,
         maintainUserSets: Bool,
+        maintainNameSets: Bool = true,
         logger: Logger
     ) async throws -> PostgresLoader {
         let connection = try await PostgresConnection.connect(conninfo)
@@ -70,6 +74,7 @@ actor PostgresLoader {
             totals: totals,
             maintainRollups: maintainRollups,
             maintainUserSets: maintainUserSets,
+            maintainNameSets: maintainNameSets,
             logger: logger
         )
     }
@@ -160,7 +165,11 @@ actor PostgresLoader {
         if optimisticCopy {
             let rollups =
                 maintainRollups
-                ? RollupBatch(rows: encoded, in: rows, userSets: maintainUserSets).parameters(excluding: knownActors)
+                ? RollupBatch(rows: encoded, in: rows, userSets: maintainUserSets, nameSets: maintainNameSets)
+                    .parameters(
+                        excluding: knownActors,
+                        knownByName: knownNameActors
+                    )
                 : nil
             let arrays = rollups?.arrays
             do {
@@ -288,10 +297,16 @@ actor PostgresLoader {
     /// again would only repeat them (counts use DISTINCT), so batches leave them out. Filled only
     /// after a commit; emptied at 16,384 keys (under 2 MB), to stay within the memory bound.
     private var knownActors = ActorSet(capacity: PostgresSink.knownActorLimit)
+    /// The same for `tally.daily_name_actor_sets`, by day and event name.
+    private var knownNameActors = ActorSet(capacity: PostgresSink.knownActorLimit)
 
     private func rememberActors(_ actors: RollupBatch.NewActors) {
         if knownActors.count + actors.count > PostgresSink.knownActorLimit { knownActors.removeAll() }
         knownActors.formUnion(actors.set, entries: actors.entries)
+        if knownNameActors.count + actors.nameEntries.count > PostgresSink.knownActorLimit {
+            knownNameActors.removeAll()
+        }
+        knownNameActors.formUnion(actors.nameSet, entries: actors.nameEntries)
     }
 
     /// `DELETE` of the replayed rows `rows` (our own integers, so written into the statement).

@@ -33,25 +33,29 @@ public actor PostgresSink: EventSink {
 
     private let maintainRollups: Bool
     private let maintainUserSets: Bool
+    private let maintainNameSets: Bool
 
     /// How many stored actors a loader remembers at most.
     package static let knownActorLimit = 16_384
 
     /// A sink for the database at `conninfo` (URL or conninfo; nil: libpq's `PG*` variables),
     /// loading up to `maxConcurrentWrites` batches at once (see ``maxConcurrentWrites``).
-    /// `maintainRollups: false` and `maintainUserSets: false` only exist to measure what their
-    /// upkeep costs: summaries (or their user counts) are then wrong.
+    /// `maintainRollups: false`, `maintainUserSets: false` and `maintainNameSets: false` only exist
+    /// to measure what their upkeep costs: summaries (or their user counts, or retention) are then
+    /// wrong.
     public init(
         conninfo: String?,
         maxConcurrentWrites: Int = 2,
         maintainRollups: Bool = true,
         maintainUserSets: Bool = true,
+        maintainNameSets: Bool = true,
         logger: Logger = Logger(label: "tally.postgres")
     ) {
         self.conninfo = conninfo
         self.maxConcurrentWrites = max(1, maxConcurrentWrites)
         self.maintainRollups = maintainRollups
         self.maintainUserSets = maintainUserSets
+        self.maintainNameSets = maintainNameSets
         self.logger = logger
     }
 
@@ -111,6 +115,7 @@ public actor PostgresSink: EventSink {
             totals: totals,
             maintainRollups: maintainRollups,
             maintainUserSets: maintainUserSets,
+            maintainNameSets: maintainNameSets,
             logger: logger
         )
     }

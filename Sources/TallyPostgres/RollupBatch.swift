@@ -8,8 +8,8 @@ package import TallyCore
     import Darwin
 #endif
 
-/// The hourly rollup rows and per-day actors of one batch whose every event is being inserted,
-/// aggregated from the batch's binary COPY rows.
+/// The hourly rollup rows and per-day actors (by feature, and by event name) of one batch whose
+/// every event is being inserted, aggregated from the batch's binary COPY rows.
 ///
 /// Features, names and actor ids are hashed and compared as the bytes already encoded for COPY:
 /// byte-exact, as PostgreSQL compares text, and without retaining or hashing a `String` per event
@@ -22,11 +22,14 @@ package struct RollupBatch {
         package var fields: CopyBinaryEncoder.TextFields
         /// What the event adds to `unsampled_estimate`: 1 / rate - 1 when sampled, else 0.
         package var unsampled: Double
+        /// Whether the event carries a sample rate.
+        package var sampled: Bool
 
         package init(occurredAt: Timestamp, fields: CopyBinaryEncoder.TextFields, sampleRate: Double? = nil) {
             self.occurredAt = occurredAt
             self.fields = fields
             unsampled = sampleRate.map { 1 / $0 - 1 } ?? 0
+            sampled = sampleRate != nil
         }
     }
 
@@ -37,11 +40,14 @@ package struct RollupBatch {
         package var newActors: NewActors
     }
 
-    /// The actors a batch adds: entries of its own set, to remember once the transaction commits.
+    /// The actors a batch adds: entries of its own sets (by feature, by name), to remember once the
+    /// transaction commits.
     package struct NewActors {
         package var set = ActorSet(capacity: 0)
         package var entries: [Int] = []
         package var count: Int { entries.count }
+        package var nameSet = ActorSet(capacity: 0)
+        package var nameEntries: [Int] = []
 
         package init() {}
     }
@@ -60,9 +66,11 @@ package struct RollupBatch {
         var name: Range<Int>
         /// The index of the first pair with the same feature: features numbered by first use.
         var featureIndex: Int
+        /// The same for its name.
+        var nameIndex: Int
     }
 
-    private struct Group: Equatable {
+    private struct Group: Hashable {
         var day: Int64
         var featureIndex: Int
     }
@@ -74,12 +82,19 @@ package struct RollupBatch {
     /// The batch's distinct (day, feature, actor) keys, and each one's feature index.
     private var actors: ActorSet
     private var actorFeature: [Int] = []
+    /// The batch's distinct (day, name, actor) keys, each one's name index, and the (day, name)
+    /// groups with a sampled event of an actor.
+    private var nameActors: ActorSet
+    private var nameActorName: [Int] = []
+    private var sampledNameDays = Set<Group>()
 
-    /// Aggregates `rows`, encoded in `bytes`; `userSets: false` skips the actors.
-    package init(rows: [Row], in bytes: [UInt8], userSets: Bool) {
+    /// Aggregates `rows`, encoded in `bytes`; `userSets: false` skips the actors, `nameSets: false`
+    /// those by event name.
+    package init(rows: [Row], in bytes: [UInt8], userSets: Bool, nameSets: Bool = true) {
         self.bytes = bytes
         // Room for every row: many users with few events each make nearly every event a new key.
         actors = ActorSet(capacity: userSets ? rows.count : 0)
+        nameActors = ActorSet(capacity: userSets && nameSets ? rows.count : 0)
         var cellOfPairInHour: [Int64: [Int]] = [:]
         var currentHour = Int64.min
         var current: [Int] = []
@@ -117,6 +132,13 @@ package struct RollupBatch {
                     if actors.insert(day: day, feature: feature, id: actor, hash: hash) {
                         actorFeature.append(pairs[pair].featureIndex)
                     }
+                    guard nameSets else { continue }
+                    let name = Self.raw(buffer, pairs[pair].name)
+                    let nameHash = ActorSet.hash(day: day, feature: name, id: actor)
+                    if nameActors.insert(day: day, feature: name, id: actor, hash: nameHash) {
+                        nameActorName.append(pairs[pair].nameIndex)
+                    }
+                    if row.sampled { sampledNameDays.insert(Group(day: day, featureIndex: pairs[pair].nameIndex)) }
                 }
             }
         }
@@ -139,7 +161,8 @@ package struct RollupBatch {
         }
         // A new pair (a few per batch): its feature's number by a linear search.
         let featureIndex = pairs.firstIndex { Self.equal($0.feature, feature, in: buffer) } ?? pairs.count
-        pairs.append(Pair(feature: feature, name: name, featureIndex: featureIndex))
+        let nameIndex = pairs.firstIndex { Self.equal($0.name, name, in: buffer) } ?? pairs.count
+        pairs.append(Pair(feature: feature, name: name, featureIndex: featureIndex, nameIndex: nameIndex))
         pairSlots.insert(hash, index: pairs.count - 1)
         return pairs.count - 1
     }
@@ -166,8 +189,9 @@ package struct RollupBatch {
 
     /// The rollup statement's parameters: rollup rows in key order, so that concurrent loads lock
     /// them in the same order (they wait briefly instead of deadlocking); the actors not in `known`
-    /// (already stored) as one slice of a flat array per (day, feature).
-    package func parameters(excluding known: ActorSet) -> Parameters {
+    /// (already stored) as one slice of a flat array per (day, feature), and those not in
+    /// `knownByName` per (day, name) with whether the group holds a sampled event.
+    package func parameters(excluding known: ActorSet, knownByName: ActorSet = ActorSet(capacity: 0)) -> Parameters {
         var hours = PostgresBinaryArray(of: .timestamptz)
         var features = PostgresBinaryArray(of: .text)
         var names = PostgresBinaryArray(of: .text)
@@ -230,13 +254,57 @@ package struct RollupBatch {
                 lastIndices.append(int32: Int32(ids.count))
             }
         }
+        let byName = nameParameters(excluding: knownByName, into: &newActors)
         return Parameters(
             arrays: [
                 hours, features, names, counts, firsts, lasts, days, groupFeatures, firstIndices, lastIndices, ids,
                 unsampled,
             ]
-            .map(\.bytes),
+            .map(\.bytes) + byName,
             newActors: newActors
         )
+    }
+
+    /// The (day, name) actor sets' parameters: days, names, slice bounds, the flat array of actor
+    /// ids, and a 1 for each group with a sampled event (a group of known actors only is sent
+    /// for that, with an empty slice).
+    private func nameParameters(excluding known: ActorSet, into newActors: inout NewActors) -> [[UInt8]] {
+        var days = PostgresBinaryArray(of: .date)
+        var groupNames = PostgresBinaryArray(of: .text)
+        var firstIndices = PostgresBinaryArray(of: .int4)
+        var lastIndices = PostgresBinaryArray(of: .int4)
+        var ids = PostgresBinaryArray(of: .text)
+        var sampled = PostgresBinaryArray(of: .int4)
+        newActors.nameSet = nameActors
+        newActors.nameEntries.reserveCapacity(nameActors.count)
+        bytes.withUnsafeBufferPointer { buffer in
+            nameActors.bytes.withUnsafeBytes { stored in
+                var groups: [Group: [Int]] = [:]
+                for group in sampledNameDays { groups[group] = [] }
+                for (index, actor) in nameActors.entries.enumerated() {
+                    let name = UnsafeRawBufferPointer(rebasing: stored[actor.feature])
+                    let id = UnsafeRawBufferPointer(rebasing: stored[actor.id])
+                    guard !known.contains(day: actor.day, feature: name, id: id, hash: actor.hash) else { continue }
+                    groups[Group(day: actor.day, featureIndex: nameActorName[index]), default: []].append(index)
+                }
+                // In (day, name) order, the names in byte order.
+                let ordered = groups.keys.sorted { left, right in
+                    if left.day != right.day { return left.day < right.day }
+                    return Self.less(pairs[left.featureIndex].name, pairs[right.featureIndex].name, in: buffer)
+                }
+                for group in ordered {
+                    days.append(daysSinceEpoch: group.day)
+                    groupNames.append(text: Self.raw(buffer, pairs[group.featureIndex].name))
+                    sampled.append(int32: sampledNameDays.contains(group) ? 1 : 0)
+                    firstIndices.append(int32: Int32(ids.count + 1))
+                    for member in groups[group]! {
+                        ids.append(text: UnsafeRawBufferPointer(rebasing: stored[nameActors.entries[member].id]))
+                        newActors.nameEntries.append(member)
+                    }
+                    lastIndices.append(int32: Int32(ids.count))
+                }
+            }
+        }
+        return [days, groupNames, firstIndices, lastIndices, ids, sampled].map(\.bytes)
     }
 }

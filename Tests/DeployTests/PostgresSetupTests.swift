@@ -12,6 +12,7 @@ struct PostgresSetupTests {
         "daily_activity: - | SELECT",
         "daily_actor_sets: INSERT | SELECT",
         "daily_actors: - | SELECT",
+        "daily_name_actor_sets: INSERT | SELECT",
         "event_summary: - | SELECT",
         "events: INSERT | SELECT",
         "failed_events: INSERT | SELECT",

@@ -150,6 +150,15 @@ CASES: list[tuple[str, dict]] = [
     trends("trends-count-by-speed-top2", PERIOD_A, "UTC", [sel("player_speed_changed")], interval="week",
            breakdown={"field": "speed", "top": 2}),
     trends("trends-compare-day", rng("2026-03-16", "2026-03-30"), "UTC", [sel("player_opened")], compare=True),
+    # Ranges off whole hours (as `--last` gives): PostgreSQL counts the hours between from its
+    # rollups and reads the hours holding a boundary from the events.
+    trends("trends-count-all-by-feature-off-hours", rng("2026-03-10T10:30:00Z", "2026-03-24T15:45:10.5Z"), "UTC",
+           [{"events": [], "filters": []}], breakdown={"field": "feature", "top": 3}, compare=True),
+    trends("trends-count-by-name-off-hours-paris", rng("2026-03-02T08:20:00+01:00", "2026-03-30T18:00:00+02:00"),
+           "Europe/Paris", [sel("app_opened"), sel("player_opened|episode_list_viewed")], interval="week",
+           breakdown={"field": "name", "top": 5}),
+    trends("trends-sampled-off-hours", rng("2026-03-09T05:30:00Z", "2026-03-23T07:15:00Z"), "UTC",
+           [sel("player_buffering")]),
     trends("trends-compare-week-paris-dst", rng("2026-03-16", "2026-04-13"), "Europe/Paris",
            [sel("app_opened")], measure="actors", interval="week", compare=True),
     trends("trends-compare-breakdown-avg", rng("2026-04-01", "2026-05-01"), "UTC", [sel("player_opened")],
@@ -308,7 +317,9 @@ def kind_arguments(spec: dict) -> list[str]:
     arguments = [kind]
     if kind == "trends":
         for item in spec["events"]:
-            arguments += ["--event", selector_text(item)]
+            # Every event: the CLI's default when no --event is given.
+            if item["events"] or item["filters"]:
+                arguments += ["--event", selector_text(item)]
         arguments += ["--measure", spec["measure"], "--interval", spec["interval"]] + breakdown_arguments(spec)
         if spec.get("compare"):
             arguments.append("--compare")

@@ -5,7 +5,8 @@
 #   tally ingest --sink postgres (NDJSON, validated, with rollups)   vs   psql \copy of the same rows as CSV
 #   the same                                                          vs   Python json.loads + psycopg cursor.copy()
 #     (7 rounds, or $TALLY_BENCH_ROUNDS)
-#   the same                                                          vs   tally ingest without rollup upkeep
+#   the same                                                          vs   tally ingest without rollup upkeep,
+#                                                                          and without the actor sets by event name
 #     (15 rounds, or $TALLY_BENCH_PAIRS; with 500 users, then with 100,000)
 #   tally summary --by feature from the rollups                        vs   the raw GROUP BY (--exact)
 #   scripts/bench.sh --part postgres [EVENTS] [SUMMARY_EVENTS]     (defaults 200000 and 1000000; the 10M
@@ -42,7 +43,8 @@ quantile() { local q="$1"; shift; printf '%s\n' "$@" | sort -g | awk -v q="$q" '
 input="$work/events.ndjson"
 ingest() { "$tally" ingest "$input" --sink postgres --database-url "$url" --quiet --data-dir "$work/data" "$@"; }
 # run_round N VARIANT…: times each variant on emptied tables, back to back, into $t (tally ingest),
-# $b (without rollup upkeep), $h (hourly counts only), $c (psql \copy) or $p (psycopg); odd rounds
+# $b (without rollup upkeep), $h (hourly counts only), $n (without the actor sets by event name),
+# $c (psql \copy) or $p (psycopg); odd rounds
 # in the order given and even rounds in the reverse, so that no variant always follows the same one.
 run_round() {
     local round="$1" variant index
@@ -56,6 +58,7 @@ run_round() {
             t) t=$(seconds ingest) ;;
             b) b=$(seconds ingest --no-rollups) ;;
             h) h=$(seconds ingest --no-user-sets) ;;
+            n) n=$(seconds ingest --no-name-sets) ;;
             c) c=$(seconds psql "$url" -qc "\\copy tally.events ($columns) FROM '$work/events.csv' CSV") ;;
             p) p=$(seconds python3 Benchmarks/postgres/psycopg_load.py "$url" "$work/events.ndjson") ;;
         esac
@@ -74,20 +77,21 @@ done
 # (measured: the same command run twice in a row), so it gets rounds of its own, more of them
 # (15, or $TALLY_BENCH_PAIRS), and the middle half of the per-round ratios is printed too.
 pairs="${TALLY_BENCH_PAIRS:-15}"
-full_runs=(); bare_runs=(); counts_runs=(); rollup_ratio=(); counts_ratio=()
+full_runs=(); bare_runs=(); counts_runs=(); rollup_ratio=(); counts_ratio=(); name_ratio=()
 for round in $(seq "$pairs"); do
-    run_round "$round" t b h
+    run_round "$round" t b h n
     full_runs+=("$t"); bare_runs+=("$b"); counts_runs+=("$h")
     rollup_ratio+=("$(echo "($t / $b - 1) * 100" | bc -l)"); counts_ratio+=("$(echo "($h / $b - 1) * 100" | bc -l)")
+    name_ratio+=("$(echo "($t / $n - 1) * 100" | bc -l)")
 done
 # The same with 100,000 users instead of 500: nearly every event is a new user-day, the costliest
 # case for the per-day user sets (500 users give each user ~10 events per day and feature).
 "$tally" generate --events "$events" --users 100000 > "$work/sparse.ndjson"
 input="$work/sparse.ndjson"
-sparse_ratio=()
+sparse_ratio=(); sparse_name_ratio=()
 for round in $(seq "$pairs"); do
-    run_round "$round" t b
-    sparse_ratio+=("$(echo "($t / $b - 1) * 100" | bc -l)")
+    run_round "$round" t b n
+    sparse_ratio+=("$(echo "($t / $b - 1) * 100" | bc -l)"); sparse_name_ratio+=("$(echo "($t / $n - 1) * 100" | bc -l)")
 done
 t=$(median "${tally_runs[@]}"); c=$(median "${copy_runs[@]}"); p=$(median "${python_runs[@]}")
 full=$(median "${full_runs[@]}"); b=$(median "${bare_runs[@]}"); h=$(median "${counts_runs[@]}")
@@ -107,6 +111,9 @@ printf '    %.0f%% to %.0f%%; target ≤ 15%%); hourly counts alone %.2f s → %
     "$(quantile 0.25 "${rollup_ratio[@]}")" "$(quantile 0.75 "${rollup_ratio[@]}")" "$h" "$(median "${counts_ratio[@]}")"
 printf '  rollup upkeep with 100,000 users (nearly every event a new user-day): adds %.0f%% (middle half %.0f%% to %.0f%%)\n' \
     "$(median "${sparse_ratio[@]}")" "$(quantile 0.25 "${sparse_ratio[@]}")" "$(quantile 0.75 "${sparse_ratio[@]}")"
+printf '  of which the actor sets by event name (sql/0012): %.0f%% with 500 users (middle half %.0f%% to %.0f%%), %.0f%% with 100,000 (%.0f%% to %.0f%%)\n' \
+    "$(median "${name_ratio[@]}")" "$(quantile 0.25 "${name_ratio[@]}")" "$(quantile 0.75 "${name_ratio[@]}")" \
+    "$(median "${sparse_name_ratio[@]}")" "$(quantile 0.25 "${sparse_name_ratio[@]}")" "$(quantile 0.75 "${sparse_name_ratio[@]}")"
 
 # Summaries: a database holding SUMMARY_EVENTS events over 60 days, the per-feature summary from
 # the rollups and user sets against the same summary from the raw events, medians of 5.

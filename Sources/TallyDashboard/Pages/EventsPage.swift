@@ -72,11 +72,14 @@ enum EventsPage {
         return layout.render(content)
     }
 
-    /// The names of the events in the range, most frequent first.
+    /// The names of the events in the range, most frequent first: a count by name over a month
+    /// interval, which PostgreSQL answers from its hourly counts (a breakdown counts actors too,
+    /// from the events themselves).
     static func eventNames(_ layout: PageLayout, _ context: DashboardContext) async -> [String] {
-        guard let report = try? DashboardContext.parameters(layout.sharedQuery + [("by", "name")]).breakdown(),
-            case .breakdown(let breakdown)? = try? await context.store.run(report).1
+        let items = [("by", "name"), ("top", "100000"), ("interval", "month")]
+        guard let report = try? DashboardContext.parameters(layout.sharedQuery + items).trends(),
+            case .trends(let trends)? = try? await context.store.run(report).1
         else { return [] }
-        return breakdown.rows.map(\.value)
+        return trends.series.compactMap(\.breakdown).filter { $0 != BreakdownValue.other }
     }
 }

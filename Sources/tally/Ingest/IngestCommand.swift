@@ -138,6 +138,15 @@ struct IngestCommand: AsyncParsableCommand {
     )
     var noUserSets = false
 
+    @Flag(
+        name: .long,
+        help: ArgumentHelp(
+            "Benchmarks only: keep the other rollups but not the actor sets by event name (retention becomes wrong).",
+            visibility: .hidden
+        )
+    )
+    var noNameSets = false
+
     @Flag(name: .long, help: "No progress display.")
     var quiet = false
 
@@ -187,6 +196,7 @@ struct IngestCommand: AsyncParsableCommand {
                     conninfo: database.conninfo,
                     maintainRollups: !noRollups,
                     maintainUserSets: !noUserSets,
+                    maintainNameSets: !noNameSets,
                     logger: logger
                 )
                 postgresSink = sink

@@ -18,24 +18,58 @@ package struct PostgresReportSource: ReportEventSource {
         var resolver = IdentityResolver()
         let exists = try await connection.query("SELECT to_regclass('tally.identities') IS NOT NULL")
         guard exists.first?.first == "t" else { return resolver }
-        try await connection.execute("SET TimeZone = 'UTC'")
+        // The link's two ids, its time in microseconds since 1970 and the record's id, as text.
         let rows = try await connection.query(
             """
-            SELECT jsonb_build_object('event_id', event_id, 'type', type, 'name', name, 'occurred_at', occurred_at,
-                'user_id', user_id, 'anonymous_id', anonymous_id, 'previous_id', previous_id)::text
-            FROM tally.identities WHERE type IN ('identify', 'alias')
+            SELECT CASE type WHEN 'identify' THEN anonymous_id ELSE previous_id END, user_id,
+                (extract(epoch FROM occurred_at) * 1000000)::bigint, event_id
+            FROM tally.identities
+            WHERE type IN ('identify', 'alias') AND user_id IS NOT NULL
+              AND CASE type WHEN 'identify' THEN anonymous_id ELSE previous_id END IS NOT NULL
             """
         )
         for row in rows {
-            guard let text = row.first ?? nil, let record = try? EventEnvelope(ndjsonLine: Array(text.utf8)) else {
-                continue
-            }
-            resolver.add(record)
+            guard let from = row[0], let target = row[1], let micros = row[2].flatMap({ Int64($0) }),
+                let id = row[3].flatMap({ EventID($0) })
+            else { continue }
+            resolver.addLink(
+                from: from,
+                to: target,
+                time: Timestamp(nanosecondsSinceEpoch: micros * 1_000),
+                recordID: id
+            )
         }
         return resolver
     }
 
     package func feed(_ needs: EventNeeds, into evaluation: inout any ReportEvaluation) async throws {
+        if var funnel = evaluation as? FunnelEvaluation, let masks = funnel.masksByName {
+            try await feedFunnel(needs, masks: masks, into: &funnel)
+            evaluation = funnel
+            return
+        }
+        if var trends = evaluation as? TrendsEvaluation, let read = trends.actorRecords {
+            try await feedTrendActors(needs, names: read.names, into: &trends)
+            evaluation = trends
+            return
+        }
+        if let trends = evaluation as? TrendsEvaluation, let read = trends.hourlyCounts,
+            try await feedHourlyCounts(needs, read, into: &evaluation)
+        {
+            return
+        }
+        if var retention = evaluation as? RetentionEvaluation, retention.namesDecide {
+            var done = false
+            if retention.alignsWithUTCDays { done = try await feedRetentionDays(needs, into: &retention) }
+            if !done { try await feedRetention(needs, into: &retention) }
+            evaluation = retention
+            return
+        }
+        try await feedEnvelopes(needs, into: &evaluation)
+    }
+
+    /// Every event `needs` asks for, as the envelope the file store holds.
+    func feedEnvelopes(_ needs: EventNeeds, into evaluation: inout any ReportEvaluation) async throws {
         try await connection.execute("BEGIN; SET LOCAL TimeZone = 'UTC'")
         do {
             try await connection.query(

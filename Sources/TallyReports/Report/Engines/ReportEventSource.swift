@@ -17,7 +17,10 @@ package enum ReportRunner {
         now: Timestamp = .now()
     ) async throws -> (scope: ReportScope, result: ReportResult) {
         try report.validate()
-        let identities = report.mergeIdentities ? try await source.identities() : nil
+        // Event counts and property measures name no actor: a trend of them needs no identities.
+        var countsActors = true
+        if case .trends(let trends) = report.body, trends.measure != .actors { countsActors = false }
+        let identities = report.mergeIdentities && countsActors ? try await source.identities() : nil
         let scope = try ReportScope(report: report, now: now, identities: identities)
         var evaluation: any ReportEvaluation
         var breakdownValue: String?

@@ -13,6 +13,13 @@ package struct ActorTable: Sendable {
         return index
     }
 
+    /// Adds an id the caller knows is new (a store's distinct ids without merging), without
+    /// indexing it: ``index(_:)`` will not find it, so a table filled so is filled only so.
+    package mutating func add(new id: String) -> Int32 {
+        ids.append(id)
+        return Int32(ids.count - 1)
+    }
+
     package func id(_ index: Int32) -> String { ids[Int(index)] }
 
     /// `indices` as ids sorted by their UTF-8 bytes.

@@ -23,8 +23,15 @@ package struct IdentityResolver: Sendable {
         case .alias: from = record.previousID
         default: return
         }
-        guard let from, let target = record.userID, from != target else { return }
-        let link = Link(target: target, time: record.occurredAt, recordID: record.eventID)
+        guard let from, let target = record.userID else { return }
+        addLink(from: from, to: target, time: record.occurredAt, recordID: record.eventID)
+    }
+
+    /// Takes the link of one identify (anonymous id → user id) or alias (previous id → user id)
+    /// record.
+    package mutating func addLink(from: String, to target: String, time: Timestamp, recordID: EventID) {
+        guard from != target else { return }
+        let link = Link(target: target, time: time, recordID: recordID)
         if let existing = links[from],
             (existing.time, existing.recordID.high, existing.recordID.low) <= (
                 link.time, link.recordID.high, link.recordID.low

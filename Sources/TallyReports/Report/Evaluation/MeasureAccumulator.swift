@@ -48,6 +48,19 @@ package struct MeasureAccumulator: Sendable {
         }
     }
 
+    /// Adds one event of the `actors` measure, known by its actor index and sample rate alone.
+    package mutating func add(actor: Int32?, sampleRate: Double?) {
+        events += 1
+        byRate[sampleRate ?? 1, default: 0] += 1
+        if let actor { actors.insert(actor) }
+    }
+
+    /// Adds `events` unsampled events (a count: only for the `count` measure).
+    package mutating func add(events count: Int) {
+        events += count
+        byRate[1, default: 0] += count
+    }
+
     /// Adds everything `other` holds.
     package mutating func merge(_ other: MeasureAccumulator) {
         events += other.events

@@ -11,7 +11,10 @@ package struct FunnelEvaluation: ReportEvaluation {
     private var actors = ActorTable()
     private var values = ActorTable()  // breakdown values, interned the same way
     private var records: [FunnelRecord] = []
-    private var machines: [Int32: ActorMachines] = [:]
+    /// By actor index.
+    private var machines: [ActorMachines?] = []
+    /// Instead of ``machines``, for ordered funnels without exclusions or breakdown.
+    private var flat: FlatOrderedMachines?
     private var sampled = false
 
     private struct ActorMachines {
@@ -31,6 +34,9 @@ package struct FunnelEvaluation: ReportEvaluation {
             since: scope.since.nanosecondsSinceEpoch,
             until: scope.until.nanosecondsSinceEpoch
         )
+        if definition.order == .ordered, definition.exclusions.isEmpty, definition.breakdown == nil {
+            flat = FlatOrderedMachines(steps: definition.steps.count)
+        }
     }
 
     package var needs: EventNeeds {
@@ -58,12 +64,11 @@ package struct FunnelEvaluation: ReportEvaluation {
             }
         }
         guard steps != 0 || exclusions != 0 || definition.order == .strict else { return }
-        if steps != 0, event.sampleRate != nil, time < rules.until { sampled = true }
         var value: Int32 = -1
         if let field = definition.breakdown, steps & 1 != 0 {
             value = values.index(BreakdownValue.of(field, in: event))
         }
-        records.append(
+        consume(
             FunnelRecord(
                 actor: actors.index(id),
                 value: value,
@@ -72,40 +77,123 @@ package struct FunnelEvaluation: ReportEvaluation {
                 idLow: event.eventID.low,
                 steps: steps,
                 exclusions: exclusions
-            )
+            ),
+            sampled: event.sampleRate != nil
         )
+    }
+
+    /// The steps and exclusions each event name matches, when names alone decide them (no filter
+    /// in the report or a selector, no breakdown, no selector of every name): a store can then
+    /// hand over records (``consume(_:sampled:)``) instead of events.
+    package var masksByName: [(name: String, steps: UInt16, exclusions: UInt16)]? {
+        guard scope.report.filters.isEmpty, definition.breakdown == nil else { return nil }
+        let selectors = definition.steps + definition.exclusions.map(\.event)
+        guard selectors.allSatisfy({ $0.filters.isEmpty && !$0.names.isEmpty }) else { return nil }
+        var masks: [String: (steps: UInt16, exclusions: UInt16)] = [:]
+        for (index, step) in definition.steps.enumerated() {
+            for name in step.names { masks[name, default: (0, 0)].steps |= 1 << index }
+        }
+        for (index, exclusion) in definition.exclusions.enumerated() {
+            for name in exclusion.event.names { masks[name, default: (0, 0)].exclusions |= 1 << index }
+        }
+        return masks.keys.sorted().map { ($0, masks[$0]!.steps, masks[$0]!.exclusions) }
+    }
+
+    /// The index of a stored actor id (resolved when merging), for ``consume(_:sampled:)``: asked
+    /// once per distinct stored id.
+    package mutating func actorIndex(stored id: String) -> Int32 {
+        // Without merging, distinct stored ids are distinct actors: no lookup needed.
+        guard let resolver = scope.resolver else { return actors.add(new: id) }
+        return actors.index(resolver.resolve(id))
+    }
+
+    /// One event as a record (its actor from ``actorIndex(stored:)``); `sampled`: it carries a
+    /// sample rate. Events outside the funnel's time or matching nothing are left out here.
+    package mutating func consume(_ record: FunnelRecord, sampled: Bool) {
+        guard record.time >= rules.since, record.time - rules.until < definition.window,
+            record.steps != 0 || record.exclusions != 0 || definition.order == .strict
+        else { return }
+        if record.steps != 0, sampled, record.time < rules.until { self.sampled = true }
+        records.append(record)
     }
 
     package mutating func dayFinished(_ day: CivilDate) {
         run()
     }
 
-    /// Runs the gathered records through their actors' machines, in actor and time order.
+    /// Runs the gathered records through their actors' machines, in actor and time order: placed
+    /// by actor in one counting pass (actor indices are dense), then each actor's few records
+    /// sorted by time and event id.
     private mutating func run() {
         guard !records.isEmpty else { return }
-        records.sort(by: FunnelRecord.precedes)
-        var start = records.startIndex
-        while start < records.endIndex {
-            var end = start + 1
-            while end < records.endIndex, records[end].actor == records[start].actor,
-                records[end].time == records[start].time
-            {
-                end += 1
+        let actorCount = actors.ids.count
+        flat?.grow(to: actorCount)
+        if flat == nil, machines.count < actorCount {
+            machines.append(contentsOf: repeatElement(nil, count: actorCount - machines.count))
+        }
+        var starts = [Int32](repeating: 0, count: actorCount + 1)
+        for record in records { starts[Int(record.actor) + 1] += 1 }
+        for index in 1..<starts.count { starts[index] += starts[index - 1] }
+        var placed = [FunnelRecord](unsafeUninitializedCapacity: records.count) { buffer, count in
+            var next = starts
+            for record in records {
+                let slot = Int(next[Int(record.actor)])
+                (buffer.baseAddress! + slot).initialize(to: record)
+                next[Int(record.actor)] += 1
             }
-            let group = records[start..<end]
-            let actor = records[start].actor
-            var entry = machines[actor] ?? ActorMachines(total: FunnelMachine(rules: rules))
-            entry.total.take(group, rules: rules)
-            if definition.breakdown != nil {
-                for value in Set(group.map(\.value)) where value >= 0 && entry.byValue[value] == nil {
-                    entry.byValue[value] = FunnelMachine(rules: rules, value: value)
-                }
-                for value in entry.byValue.keys { entry.byValue[value]!.take(group, rules: rules) }
-            }
-            machines[actor] = entry
-            start = end
+            count = records.count
         }
         records.removeAll(keepingCapacity: true)
+        for actor in 0..<actorCount {
+            let lower = Int(starts[actor])
+            let upper = Int(starts[actor + 1])
+            guard lower < upper else { continue }
+            if upper - lower > 1 { Self.sortByTime(&placed, lower..<upper) }
+            if flat != nil {
+                var start = lower
+                while start < upper {
+                    var end = start + 1
+                    while end < upper, placed[end].time == placed[start].time { end += 1 }
+                    flat!.take(actor: actor, placed[start..<end], rules: rules)
+                    start = end
+                }
+                continue
+            }
+            var entry = machines[actor] ?? ActorMachines(total: FunnelMachine(rules: rules))
+            machines[actor] = nil  // the entry is mutated alone, not copied
+            var start = lower
+            while start < upper {
+                var end = start + 1
+                while end < upper, placed[end].time == placed[start].time { end += 1 }
+                let group = placed[start..<end]
+                entry.total.take(group, rules: rules)
+                if definition.breakdown != nil {
+                    for value in Set(group.map(\.value)) where value >= 0 && entry.byValue[value] == nil {
+                        entry.byValue[value] = FunnelMachine(rules: rules, value: value)
+                    }
+                    for value in entry.byValue.keys { entry.byValue[value]!.take(group, rules: rules) }
+                }
+                start = end
+            }
+            machines[actor] = entry
+        }
+    }
+
+    /// One actor's records by time, then event id: an insertion sort, as they mostly come in order.
+    private static func sortByTime(_ records: inout [FunnelRecord], _ range: Range<Int>) {
+        guard range.count <= 32 else {
+            records[range].sort(by: FunnelRecord.precedes)
+            return
+        }
+        for index in range.dropFirst() {
+            let record = records[index]
+            var position = index
+            while position > range.lowerBound, FunnelRecord.precedes(record, records[position - 1]) {
+                records[position] = records[position - 1]
+                position -= 1
+            }
+            records[position] = record
+        }
     }
 
     package mutating func finish() -> ReportResult {
@@ -117,6 +205,12 @@ package struct FunnelEvaluation: ReportEvaluation {
             case .funnelDropped(_, let after, let chosen): (step, exactly, value) = (after, true, chosen)
             default: return .actors(ActorsResult(actors: []))
             }
+            if let flat, value == nil {
+                let chosen = flat.reached.indices.filter {
+                    exactly ? Int(flat.reached[$0]) == step : Int(flat.reached[$0]) >= step
+                }.map { Int32($0) }
+                return .actors(ActorsResult(actors: actors.sortedIDs(chosen)))
+            }
             let reach = self.reach(value: value)
             let chosen = reach.filter { exactly ? $0.value.reached == step : $0.value.reached >= step }.map(\.key)
             return .actors(ActorsResult(actors: actors.sortedIDs(chosen)))
@@ -124,7 +218,7 @@ package struct FunnelEvaluation: ReportEvaluation {
         var result = FunnelResult(
             window: definition.window,
             order: definition.order,
-            steps: steps(of: machines.values.map(\.total)),
+            steps: flat.map { steps(of: $0) } ?? steps(of: machines.compactMap { $0?.total }),
             breakdown: nil,
             sampled: sampled
         )
@@ -148,7 +242,7 @@ package struct FunnelEvaluation: ReportEvaluation {
     /// The breakdown values, most step-1 actors first, then by bytes.
     private mutating func rankedValues() -> [String] {
         var starters: [Int32: Int] = [:]
-        for entry in machines.values {
+        for case let entry? in machines {
             for (value, machine) in entry.byValue where machine.reached >= 1 { starters[value, default: 0] += 1 }
         }
         return starters.sorted { lhs, rhs in
@@ -160,7 +254,11 @@ package struct FunnelEvaluation: ReportEvaluation {
     /// Each actor's reach: in the whole funnel (nil), in one value's funnel, or in some values' funnels.
     private mutating func reach(value: String?) -> [Int32: (reached: Int, reaches: [FunnelMachine.Reach?])] {
         guard let value else {
-            return machines.mapValues { ($0.total.reached, $0.total.reaches) }
+            var result: [Int32: (reached: Int, reaches: [FunnelMachine.Reach?])] = [:]
+            for (actor, entry) in machines.enumerated() {
+                if let entry { result[Int32(actor)] = (entry.total.reached, entry.total.reaches) }
+            }
+            return result
         }
         if value == BreakdownValue.other {
             let ranked = rankedValues()
@@ -171,13 +269,35 @@ package struct FunnelEvaluation: ReportEvaluation {
 
     private func reach(values chosen: Set<Int32>) -> [Int32: (reached: Int, reaches: [FunnelMachine.Reach?])] {
         var result: [Int32: (reached: Int, reaches: [FunnelMachine.Reach?])] = [:]
-        for (actor, entry) in machines {
+        for (index, entry) in machines.enumerated() {
+            guard let entry else { continue }
+            let actor = Int32(index)
             let mine = entry.byValue.filter { chosen.contains($0.key) }.map(\.value)
             guard !mine.isEmpty else { continue }
             let merged = FunnelMachine.merged(mine)
             if merged.reached > 0 { result[actor] = merged }
         }
         return result
+    }
+
+    private func steps(of flat: FlatOrderedMachines) -> [FunnelResult.Step] {
+        var reaching = [Int](repeating: 0, count: definition.steps.count + 1)
+        for reached in flat.reached { reaching[Int(reached)] += 1 }
+        var steps: [FunnelResult.Step] = []
+        var atLeast = 0
+        for index in definition.steps.indices.reversed() {
+            atLeast += reaching[index + 1]
+            let times = index == 0 ? [] : flat.conversionTimes(step: index)
+            steps.append(
+                FunnelResult.Step(
+                    step: index + 1,
+                    label: definition.steps[index].label,
+                    actors: atLeast,
+                    medianFromPrevious: times.isEmpty ? nil : Self.nearestRankMedian(times)
+                )
+            )
+        }
+        return steps.reversed()
     }
 
     private func steps(of machines: [FunnelMachine]) -> [FunnelResult.Step] {
@@ -208,31 +328,4 @@ package struct FunnelEvaluation: ReportEvaluation {
         let sorted = values.sorted()
         return sorted[(sorted.count + 1) / 2 - 1]
     }
-}
-
-/// What a funnel answers.
-package struct FunnelResult: Sendable {
-    package struct Step: Sendable, Hashable {
-        package var step: Int
-        package var label: String
-        package var actors: Int
-        /// Microseconds... in nanoseconds here; rendered in microseconds.
-        package var medianFromPrevious: Int64?
-    }
-
-    package struct Row: Sendable {
-        package var value: String
-        package var steps: [Step]
-    }
-
-    package var window: Int64
-    package var order: FunnelDefinition.Order
-    package var steps: [Step]
-    package var breakdown: [Row]?
-    package var sampled: Bool
-}
-
-/// The drill-down's answer: actor ids, sorted by their bytes.
-package struct ActorsResult: Sendable {
-    package var actors: [String]
 }

@@ -70,10 +70,29 @@ package struct FunnelMachine: Sendable {
         self.value = value
     }
 
+    /// An ordered machine without exclusions, from its state (``FlatOrderedMachines`` keeps it so):
+    /// per step at most one chain, as (start, last).
+    init(rules: FunnelRules, reached: Int, reaches: [Reach?], chains: [(start: Int64, last: Int64)?]) {
+        self.init(rules: rules)
+        self.reached = reached
+        self.reaches = reaches
+        self.chains = chains.map { $0.map { [Chain(start: $0.start, last: $0.last, anchors: [])] } ?? [] }
+    }
+
+    /// Per step, its one chain (ordered funnels without exclusions keep at most one).
+    var soleChains: [(start: Int64, last: Int64)?] {
+        chains.map { $0.last.map { ($0.start, $0.last) } }
+    }
+
     /// Takes one actor's events of one time, ordered by event id.
     package mutating func take(_ group: ArraySlice<FunnelRecord>, rules: FunnelRules) {
         switch rules.order {
-        case .ordered: takeOrdered(group, rules: rules)
+        case .ordered:
+            if group.count == 1, rules.exclusions.isEmpty {
+                takeAlone(group[group.startIndex], rules: rules)
+            } else {
+                takeOrdered(group, rules: rules)
+            }
         case .strict: for index in group.indices { takeStrict(group[index], rules: rules) }
         case .unordered: takeUnordered(group, rules: rules)
         }
@@ -160,6 +179,38 @@ package struct FunnelMachine: Sendable {
         }
         chains = survivors
         for candidate in made { insert(candidate.chain, at: candidate.step) }
+    }
+
+    /// ``takeOrdered(_:rules:)`` for the common case, without its search: an event alone at its
+    /// time, no exclusions. Each step then keeps at most one chain (of two, the later start, or
+    /// the later last event, beats the other), so the event can only start a chain at step 1 or
+    /// extend the one chain of the step before another; the steps are visited from the last so
+    /// that a chain it extends is the one from before it.
+    private mutating func takeAlone(_ event: FunnelRecord, rules: FunnelRules) {
+        let time = event.time
+        for index in chains.indices where !chains[index].isEmpty {
+            chains[index].removeAll { time - $0.start > rules.window }
+        }
+        let before = reached
+        var step = rules.steps
+        while step >= 2 {
+            defer { step -= 1 }
+            guard event.steps & (1 << (step - 1)) != 0, let chain = chains[step - 2].first else { continue }
+            if step > before {
+                if reaches[step - 1] == nil {
+                    reaches[step - 1] = Reach(time: time, start: chain.start, previous: chain.last)
+                }
+                reached = max(reached, step)
+            }
+            insert(Chain(start: chain.start, last: time, anchors: chain.anchors), at: step)
+        }
+        if startsChain(event, rules: rules) {
+            if before < 1 {
+                if reaches[0] == nil { reaches[0] = Reach(time: time, start: time, previous: time) }
+                reached = max(reached, 1)
+            }
+            insert(Chain(start: time, last: time, anchors: []), at: 1)
+        }
     }
 
     private mutating func insert(_ chain: Chain, at step: Int) {
