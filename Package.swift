@@ -41,19 +41,34 @@ let package = Package(
     ],
     targets: [
         // The API feature modules import: no dependencies at all.
-        .target(name: "Tracking", swiftSettings: strict),
-        .target(name: "TrackingMocks", dependencies: ["Tracking"], swiftSettings: strict),
+        .target(name: "Tracking", path: "Sources/App/Tracking", swiftSettings: strict),
+        .target(
+            name: "TrackingMocks",
+            dependencies: ["Tracking"],
+            path: "Sources/App/TrackingMocks",
+            swiftSettings: strict
+        ),
 
         // Envelope, ids, timestamps, JSON: value types shared by every other target.
-        .target(name: "TallyCore", swiftSettings: strict),
+        .target(name: "TallyCore", path: "Sources/Shared/TallyCore", swiftSettings: strict),
 
         // Tracking plans: JSON Schema keywords, the registry, event validation and plan importers.
-        .target(name: "TallySchema", dependencies: ["TallyCore"], swiftSettings: strict),
+        .target(
+            name: "TallySchema",
+            dependencies: ["TallyCore"],
+            path: "Sources/Shared/TallySchema",
+            swiftSettings: strict
+        ),
 
         // The way in: every source's input (tally, Segment spec messages, PostHog events) decoded to
         // envelopes, and the one accept step (stamp, validate, default feature) of ingest, serve
         // and replay.
-        .target(name: "TallyFormats", dependencies: ["TallyCore", "TallySchema"], swiftSettings: strict),
+        .target(
+            name: "TallyFormats",
+            dependencies: ["TallyCore", "TallySchema"],
+            path: "Sources/Server/TallyFormats",
+            swiftSettings: strict
+        ),
 
         // The batching pipeline, the sink protocol, retries and dead letters.
         .target(
@@ -66,16 +81,23 @@ let package = Package(
                 .product(name: "DequeModule", package: "swift-collections"),
                 .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
             ],
+            path: "Sources/Shared/TallyPipeline",
             swiftSettings: strict
         ),
 
         // Test doubles for code that runs the pipeline: in-memory sinks and a manual clock.
-        .target(name: "TallyPipelineTesting", dependencies: ["TallyCore", "TallyPipeline"], swiftSettings: strict),
+        .target(
+            name: "TallyPipelineTesting",
+            dependencies: ["TallyCore", "TallyPipeline"],
+            path: "Sources/Shared/TallyPipelineTesting",
+            swiftSettings: strict
+        ),
 
         // The embedded default store: daily NDJSON files, their reader and the file dead-letter.
         .target(
             name: "TallyFileStore",
             dependencies: ["TallyCore", "TallyPipeline", .product(name: "Logging", package: "swift-log")],
+            path: "Sources/Stores/TallyFileStore",
             swiftSettings: strict
         ),
 
@@ -106,15 +128,21 @@ let package = Package(
             swiftSettings: strict
         ),
         // libpq (Debian's libpq-dev), and the one target that touches it.
-        .systemLibrary(name: "CLibPQ", pkgConfig: "libpq", providers: [.apt(["libpq-dev"])]),
+        .systemLibrary(
+            name: "CLibPQ",
+            path: "Sources/Stores/CLibPQ",
+            pkgConfig: "libpq",
+            providers: [.apt(["libpq-dev"])]
+        ),
         .target(
             name: "TallyPostgres",
             dependencies: ["CLibPQ", "TallyCore", "TallyPipeline", .product(name: "Logging", package: "swift-log")],
+            path: "Sources/Stores/TallyPostgres",
             swiftSettings: strict,
             plugins: [.plugin(name: "TallyMigrationsPlugin")]
         ),
         // sql/ compiled into TallyPostgres: the binary carries the migrations it expects.
-        .executableTarget(name: "tally-embed-sql", swiftSettings: strict),
+        .executableTarget(name: "tally-embed-sql", path: "Sources/Tools/tally-embed-sql", swiftSettings: strict),
         .plugin(name: "TallyMigrationsPlugin", capability: .buildTool(), dependencies: ["tally-embed-sql"]),
 
         // ClickHouse, the distributed store: its schema, the sink (RowBinary over HTTP) and the client
@@ -127,6 +155,7 @@ let package = Package(
                 .product(name: "NIOCore", package: "swift-nio"),
                 .product(name: "Logging", package: "swift-log"),
             ],
+            path: "Sources/Stores/TallyClickHouse",
             swiftSettings: strict
         ),
 
@@ -135,6 +164,7 @@ let package = Package(
         .target(
             name: "TallyIngest",
             dependencies: ["TallyCore", "TallyFormats", "TallySchema", "TallyPipeline", "TallyFileStore"],
+            path: "Sources/CLI/TallyIngest",
             swiftSettings: strict
         ),
 
@@ -143,13 +173,24 @@ let package = Package(
         .target(
             name: "TallyReports",
             dependencies: ["TallyCore", "TallyFileStore", "TallyPostgres", "TallyClickHouse", "TallySchema"],
+            path: "Sources/Reports/TallyReports",
             swiftSettings: strict
         ),
 
         // zlib (Debian's zlib1g-dev), and the small streaming inflater and deflater over it: the
         // collector's request bodies and the app-side uploader's gzip; it depends on nothing heavy.
-        .systemLibrary(name: "CZlib", pkgConfig: "zlib", providers: [.apt(["zlib1g-dev"])]),
-        .target(name: "TallyCompression", dependencies: ["CZlib"], swiftSettings: strict),
+        .systemLibrary(
+            name: "CZlib",
+            path: "Sources/Shared/CZlib",
+            pkgConfig: "zlib",
+            providers: [.apt(["zlib1g-dev"])]
+        ),
+        .target(
+            name: "TallyCompression",
+            dependencies: ["CZlib"],
+            path: "Sources/Shared/TallyCompression",
+            swiftSettings: strict
+        ),
 
         // The app side of delivery: the pipeline's batches into a disk outbox, and the uploader that
         // moves the outbox to a collector. Foundation (URLSession) and zlib only, beyond tally's own.
@@ -161,6 +202,7 @@ let package = Package(
                 .product(name: "Logging", package: "swift-log"),
                 .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
             ],
+            path: "Sources/App/TallyDelivery",
             swiftSettings: strict
         ),
 
@@ -183,6 +225,7 @@ let package = Package(
                 // SIGHUP reloads the keys file.
                 .product(name: "UnixSignals", package: "swift-service-lifecycle"),
             ],
+            path: "Sources/Server/TallyServer",
             swiftSettings: strict
         ),
 
@@ -198,17 +241,24 @@ let package = Package(
                 .product(name: "Logging", package: "swift-log"),
                 .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
             ],
+            path: "Sources/Server/TallyDashboard",
             swiftSettings: strict
         ),
 
         // Tracking plans → typed Swift events: `tally schema generate`, and the tool of the build plugin
         // (TallySchema only, so that building a feature with the plugin stays cheap).
-        .target(name: "TallyCodegen", dependencies: ["TallyCore", "TallySchema"], swiftSettings: strict),
+        .target(
+            name: "TallyCodegen",
+            dependencies: ["TallyCore", "TallySchema"],
+            path: "Sources/Tools/TallyCodegen",
+            swiftSettings: strict
+        ),
         .executableTarget(
             name: "tally-codegen",
             dependencies: [
                 "TallyCodegen", "TallySchema", .product(name: "ArgumentParser", package: "swift-argument-parser"),
             ],
+            path: "Sources/Tools/tally-codegen",
             swiftSettings: strict
         ),
         .plugin(name: "TallyPlanPlugin", capability: .buildTool(), dependencies: ["tally-codegen"]),
@@ -221,6 +271,7 @@ let package = Package(
                 .product(name: "SwiftSyntax", package: "swift-syntax"),
                 .product(name: "SwiftParser", package: "swift-syntax"),
             ],
+            path: "Sources/CLI/TallyVerify",
             swiftSettings: strict
         ),
 
@@ -228,11 +279,12 @@ let package = Package(
         .target(
             name: "TallyStatus",
             dependencies: ["TallyCore", "TallySchema", "TallyFileStore", "TallyPostgres", "TallyReports"],
+            path: "Sources/CLI/TallyStatus",
             swiftSettings: strict
         ),
 
         // glibc's mallopt, for the CLI's malloc arena limit.
-        .systemLibrary(name: "CMalloc"),
+        .systemLibrary(name: "CMalloc", path: "Sources/CLI/CMalloc"),
 
         // The command-line tool: thin commands over the libraries.
         .executableTarget(
@@ -260,6 +312,7 @@ let package = Package(
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
                 .product(name: "Logging", package: "swift-log"),
             ],
+            path: "Sources/CLI/tally",
             swiftSettings: strict
         ),
         .executableTarget(

@@ -22,7 +22,7 @@ for target in Tracking TallyPipeline TallyPipelineTesting TallyPostgres TallyDel
     rm -rf "$work" && mkdir -p "$work"
     cp "$graphs/$target".symbols.json "$work"/
     cp "$graphs/$target"@*.symbols.json "$work"/ 2>/dev/null || true
-    "$docc" convert "Sources/$target/$target.docc" --additional-symbol-graph-dir "$work" \
+    "$docc" convert "$(echo Sources/*/"$target/$target.docc")" --additional-symbol-graph-dir "$work" \
         --fallback-display-name "$target" --fallback-bundle-identifier "org.tally.$target" \
         --output-path ".build/docs/$target.doccarchive" --warnings-as-errors >/dev/null
     echo "documentation: .build/docs/$target.doccarchive"

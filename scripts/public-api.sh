@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # How large each module's public API is, so that a change to it is a number in a review.
 #
-#   scripts/public-api.sh                    public declarations per module: lines of Sources/<Module>
+#   scripts/public-api.sh                    public declarations per module: lines of Sources/<Group>/<Module>
 #                                            that begin with `public` or `open` (`public import` aside);
 #                                            the size a review compares. Products marked *.
 #   scripts/public-api.sh --list MODULE…     those declarations, as file:line
@@ -15,7 +15,7 @@ set -euo pipefail
 cd "$(dirname "$0")/.."
 
 declarations() {
-    grep -rnE '^\s*(public|open) ' "Sources/$1" --include='*.swift' | grep -v 'public import' || true
+    grep -rnE '^\s*(public|open) ' Sources/*/"$1" --include='*.swift' | grep -v 'public import' || true
 }
 
 products() {
@@ -23,7 +23,7 @@ products() {
 }
 
 modules() {
-    for directory in Sources/*/; do
+    for directory in Sources/*/*/; do
         module=$(basename "$directory")
         # Swift modules only: the C system libraries (CLibPQ, CMalloc) have no Swift sources.
         if find "$directory" -name '*.swift' -print -quit | grep -q .; then

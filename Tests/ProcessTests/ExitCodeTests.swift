@@ -245,7 +245,7 @@ struct ExitCodeTests {
 
     @Test("commands exit through the named sysexits constants, never a bare number")
     func namedConstantsOnly() throws {
-        let sources = TestDatabase.repository + "/Sources/tally"
+        let sources = TestDatabase.repository + "/Sources/CLI/tally"
         let files = FileManager.default.enumerator(atPath: sources)?.compactMap { $0 as? String } ?? []
         var checked = 0
         for file in files where file.hasSuffix(".swift") && file != "ExitCode+Sysexits.swift" {
