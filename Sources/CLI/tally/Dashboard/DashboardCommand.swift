@@ -60,7 +60,10 @@ struct DashboardCommand: AsyncParsableCommand {
     @Option(name: .long, help: "Seconds a report may take before its page answers 503.")
     var timeLimit: Double = 10
 
-    @Option(name: .long, help: "The store to read: file or postgres (default: as `tally summary` chooses).")
+    @Option(
+        name: .long,
+        help: "The store to read: file or postgres (default: as `tally summary` chooses; not clickhouse)."
+    )
     var store: SummaryStore.Kind?
 
     @OptionGroup var dataDirectory: DataDirectoryOption

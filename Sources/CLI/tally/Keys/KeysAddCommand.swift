@@ -68,7 +68,8 @@ struct KeysAddCommand: ParsableCommand {
         try file.write(keys)
         Terminal.print(key)
         Terminal.error(
-            "added the \(reader ? "reader" : "write") key \(entry.id) for \(source); \(KeysFileOption.reloadHint)"
+            "added the \(reader ? "reader" : "write") key \(entry.id) for \(source); "
+                + (reader ? KeysFileOption.dashboardHint : KeysFileOption.reloadHint)
         )
     }
 }

@@ -40,4 +40,7 @@ struct KeysFileOption: ParsableArguments {
     /// What to do next for a running collector to see a change.
     static let reloadHint =
         "a running tally serve takes it on reload: systemctl reload tally-serve, or kill -HUP its PID"
+
+    /// Where a reader key is used.
+    static let dashboardHint = "tally dashboard --keys takes it (restart a running dashboard to use it)"
 }

@@ -9,7 +9,7 @@ struct FunnelOptions: ParsableArguments {
     @Option(name: .long, help: "The conversion window: 12h, 1d, 2w (above zero).")
     var window: String = "1d"
 
-    @Option(name: .long, help: "ordered (default), strict (no other event between steps) or unordered.")
+    @Option(name: .long, help: "ordered, strict (no other event between steps) or unordered.")
     var order: FunnelDefinition.Order = .ordered
 
     @Option(

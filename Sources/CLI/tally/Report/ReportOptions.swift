@@ -16,7 +16,7 @@ struct ReportOptions: ParsableArguments {
     @Option(name: .long, help: "The last DURATION up to --until or now: 30d, 12h, 2w (default 30d).")
     var last: String?
 
-    @Option(name: .customLong("tz"), help: "The IANA time zone of buckets, periods and dates (default UTC).")
+    @Option(name: .customLong("tz"), help: "The IANA time zone of buckets, periods and dates.")
     var timeZone: String = "UTC"
 
     @Option(name: .customLong("where"), help: "A filter every event must match: 'FIELD OP VALUE' (repeatable).")
