@@ -6,7 +6,7 @@ package struct TimeLimitExceeded: Error, Sendable, CustomStringConvertible {
     package var description: String { "took longer than \(limit)" }
 }
 
-/// Runs `operation` for at most `limit`: past it the operation's task is cancelled, this waits for
+/// Runs `operation` for at most `limit` from its start: past it the operation's task is cancelled, this waits for
 /// it to return (structured, like swift-otel's export timeout: nothing keeps running behind the
 /// caller's back), and throws ``TimeLimitExceeded``. An operation that finishes first returns or
 /// throws as it did; one that completes despite the cancellation did its work and returns.
@@ -23,21 +23,22 @@ package func withTimeLimit<Value: Sendable>(
     _ operation: @escaping @Sendable () async throws -> Value
 ) async throws -> Value {
     let expiry = Locked(Expiry())
-    let timer = DispatchWorkItem {
-        expiry.withLock { state in
-            state.fired = true
-            state.task?.cancel()
-        }
-    }
-    DispatchQueue.global().asyncAfter(deadline: .now() + .nanoseconds(nanoseconds(limit)), execute: timer)
-    defer { timer.cancel() }
+    // A timer that fires after the call returned does nothing.
+    defer { expiry.withLock { $0.finished = true } }
     return try await withThrowingTaskGroup(of: Value.self) { group in
         group.addTask {
             // The handle is used only while this task runs: it is withdrawn (under the lock the
             // timer cancels under) before the task ends.
             withUnsafeCurrentTask { task in
+                expiry.withLock { state in state.task = task.map(RunningTask.init) }
+            }
+            // The clock starts when the operation does: time spent waiting for a thread (a busy
+            // host, a starved pool) is not the operation's.
+            DispatchQueue.global().asyncAfter(deadline: .now() + .nanoseconds(nanoseconds(limit))) {
                 expiry.withLock { state in
-                    if state.fired { task?.cancel() } else { state.task = task.map(RunningTask.init) }
+                    guard !state.finished else { return }
+                    state.fired = true
+                    state.task?.cancel()
                 }
             }
             defer { expiry.withLock { $0.task = nil } }
@@ -63,6 +64,7 @@ private func nanoseconds(_ duration: Duration) -> Int {
 
 private struct Expiry: Sendable {
     var fired = false
+    var finished = false
     var task: RunningTask?
 }
 
