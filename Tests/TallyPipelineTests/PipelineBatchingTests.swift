@@ -12,7 +12,17 @@ struct PipelineBatchingTests {
         interval: Duration = .seconds(5),
         retry: RetryPolicy = RetryPolicy(jitter: 0)
     ) -> PipelineConfiguration {
-        PipelineConfiguration(maxBatchSize: batch, batchInterval: interval, queueCapacity: 1_000, retry: retry)
+        var configuration = PipelineConfiguration(
+            maxBatchSize: batch,
+            batchInterval: interval,
+            queueCapacity: 1_000,
+            retry: retry
+        )
+        // These tests are about batching and retries on a manual clock: the sink deadline runs on
+        // the real one, and a loaded suite can keep an in-memory write from its thread for longer
+        // than the default 30 s.
+        configuration.sinkTimeout = .seconds(3600)
+        return configuration
     }
 
     @Test("a full batch is written at once, without waiting for the interval")
