@@ -136,7 +136,6 @@ package final class Collector: Sendable {
     }
 
     static func nanoseconds(_ duration: Duration) -> Int64 {
-        let (seconds, attoseconds) = duration.components
-        return seconds * 1_000_000_000 + attoseconds / 1_000_000_000
+        duration.nanoseconds
     }
 }

@@ -159,7 +159,6 @@ package struct ClickHouseClient: Sendable {
     }
 
     private static func timeAmount(_ duration: Duration) -> TimeAmount {
-        let (seconds, attoseconds) = duration.components
-        return .nanoseconds(seconds * 1_000_000_000 + attoseconds / 1_000_000_000)
+        .nanoseconds(duration.nanoseconds)
     }
 }

@@ -6,9 +6,9 @@ package struct TimeLimitExceeded: Error, Sendable, CustomStringConvertible {
     package var description: String { "took longer than \(limit)" }
 }
 
-/// Runs `operation` for at most `limit` from its start: past it the operation's task is cancelled, this waits for
-/// it to return (structured, like swift-otel's export timeout: nothing keeps running behind the
-/// caller's back), and throws ``TimeLimitExceeded``. An operation that finishes first returns or
+/// Runs `operation` for at most `limit` from its start: past it the operation's task is cancelled,
+/// this waits for it to return (structured, like swift-otel's export timeout: nothing keeps running
+/// behind the caller's back), and throws ``TimeLimitExceeded``. An operation that finishes first returns or
 /// throws as it did; one that completes despite the cancellation did its work and returns.
 /// Cancelling the caller cancels the operation too, which then fails however it fails on
 /// cancellation.
@@ -34,7 +34,7 @@ package func withTimeLimit<Value: Sendable>(
             }
             // The clock starts when the operation does: time spent waiting for a thread (a busy
             // host, a starved pool) is not the operation's.
-            DispatchQueue.global().asyncAfter(deadline: .now() + .nanoseconds(nanoseconds(limit))) {
+            DispatchQueue.global().asyncAfter(deadline: .now() + .nanoseconds(Int(max(0, limit.nanoseconds)))) {
                 expiry.withLock { state in
                     guard !state.finished else { return }
                     state.fired = true
@@ -52,14 +52,6 @@ package func withTimeLimit<Value: Sendable>(
             throw error
         }
     }
-}
-
-/// `duration` in whole nanoseconds, 0 for a negative one, capped where an `Int` ends.
-private func nanoseconds(_ duration: Duration) -> Int {
-    let (seconds, attoseconds) = duration.components
-    guard seconds >= 0 else { return 0 }
-    guard seconds < Int64(Int.max) / 1_000_000_000 - 1 else { return Int.max }
-    return Int(seconds * 1_000_000_000 + attoseconds / 1_000_000_000)
 }
 
 private struct Expiry: Sendable {
