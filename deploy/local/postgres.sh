@@ -21,8 +21,8 @@ dir="${TALLY_LOCAL_PG_DIR:-$PWD/.tally/postgres}"
 # While DATABASE_URL is set, `tally summary` reads PostgreSQL (and exits 69 once it is stopped).
 leave() {
     echo "unset DATABASE_URL"
-    echo "$1; DATABASE_URL still points at it in shells that ran the start line: run \`unset DATABASE_URL\`" \
-        "there (or eval \"\$(deploy/local/postgres.sh stop)\") so that tally reads the file store again" >&2
+    # stdout is the unset line (for eval); the note goes to the terminal, and only says what eval cannot do.
+    echo "$1 (other shells that ran the start line keep DATABASE_URL until \`unset DATABASE_URL\`)" >&2
 }
 case "${1:-start}" in
     start)
