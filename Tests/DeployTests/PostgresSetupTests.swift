@@ -39,7 +39,7 @@ struct PostgresSetupTests {
             "TALLY_PASSWORDS_FILE": passwords,
         ]
         for run in 1...2 {
-            let result = try Script.run(arguments, environment: environment, timeout: .seconds(300))
+            let result = try await Script.run(arguments, environment: environment, timeout: .seconds(300))
             #expect(result.status == 0, "run \(run): \(result.stderr)")
             #expect(!result.stderr.contains("ERROR"), "run \(run): \(result.stderr)")
         }
@@ -93,14 +93,14 @@ struct PostgresSetupTests {
         }
         let data = NSTemporaryDirectory() + "tally-setup-\(suffix)"
         defer { try? FileManager.default.removeItem(atPath: data) }
-        let load = try TestDatabase.tally([
+        let load = try await TestDatabase.tally([
             "ingest", "Examples/sample/events.ndjson", "--registry", "Examples/registry", "--sink", "postgres",
             "--database-url", Self.url(adminURL, database: database, user: writer, password: password(writer)),
             "--data-dir", data, "--quiet",
         ])
         #expect(load.status == 0, "\(load.stderr)")
         let readerURL = Self.url(adminURL, database: database, user: reader, password: password(reader))
-        let summary = try TestDatabase.tally(["summary", "--database-url", readerURL])
+        let summary = try await TestDatabase.tally(["summary", "--database-url", readerURL])
         #expect(summary.status == 0 && summary.stdout.contains("4000 events"), "\(summary.stdout)\(summary.stderr)")
         let asReader = try await PostgresConnection.connect(readerURL)
         await #expect(throws: PostgresError.self) { try await asReader.execute("CREATE TEMP TABLE t (id int)") }

@@ -41,18 +41,18 @@ struct ReadmeCommandsTests {
     }
 
     @Test("scripts/install.sh says what it builds and where it puts tally")
-    func installDryRun() throws {
-        let result = try Script.run(["scripts/install.sh", "--dry-run", "--prefix", "/opt/tally-test"])
+    func installDryRun() async throws {
+        let result = try await Script.run(["scripts/install.sh", "--dry-run", "--prefix", "/opt/tally-test"])
         #expect(result.status == 0, "\(result.stderr)")
         #expect(
             result.stdout
                 == "swift build -c release --product tally\ninstall -m 755 .build/release/tally /opt/tally-test/bin/tally\n"
         )
-        #expect(try Script.run(["scripts/install.sh", "--bogus"]).status == 64)
+        #expect(try await Script.run(["scripts/install.sh", "--bogus"]).status == 64)
     }
 
     @Test("leaving the local PostgreSQL: the README says unset DATABASE_URL, and postgres.sh stop prints it")
-    func leavingLocalPostgres() throws {
+    func leavingLocalPostgres() async throws {
         let readme = try String(contentsOfFile: TestDatabase.repository + "/README.md", encoding: .utf8)
         #expect(readme.contains("unset DATABASE_URL"))
         #expect(readme.contains(#"eval "$(deploy/local/postgres.sh stop)""#))
@@ -60,7 +60,7 @@ struct ReadmeCommandsTests {
         let directory = NSTemporaryDirectory() + "tally-local-pg-" + UUID().uuidString
         defer { try? FileManager.default.removeItem(atPath: directory) }
         for command in ["stop", "destroy"] {
-            let result = try Script.run(
+            let result = try await Script.run(
                 ["deploy/local/postgres.sh", command],
                 environment: ["TALLY_LOCAL_PG_DIR": directory]
             )
@@ -108,7 +108,7 @@ struct ReadmeCommandsTests {
     }
 
     @Test("the README's shell commands, in order, from a copy of the repository root")
-    func readmeCommandsRun() throws {
+    func readmeCommandsRun() async throws {
         let root = TestDatabase.repository
         let readme = try String(contentsOfFile: root + "/README.md", encoding: .utf8)
         let commands = Self.commands(in: readme)
@@ -153,7 +153,7 @@ struct ReadmeCommandsTests {
             let findings = command.hasSuffix("(exit 1 on findings)") ? " || [ $? -eq 1 ]" : ""
             script += "echo \(Self.quoted("+ " + line))\n" + line + findings + "\n"
         }
-        let result = try Script.run(["-c", script], timeout: .seconds(900))
+        let result = try await Script.run(["-c", script], timeout: .seconds(900))
         #expect(result.status == 0, "\(result.stdout.suffix(4000))\n\(result.stderr.suffix(4000))")
         #expect(!result.stderr.contains("error: "), "\(result.stderr.suffix(4000))")
     }

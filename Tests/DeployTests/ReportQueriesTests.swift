@@ -33,7 +33,7 @@ struct ReportQueriesTests {
     @Test("every SQL sample runs as the reader and returns rows")
     func queriesRun() async throws {
         let database = try await TestDatabase.create()
-        #expect(try TestDatabase.tally(["migrate", "--database-url", database.url]).status == 0)
+        #expect(try await TestDatabase.tally(["migrate", "--database-url", database.url]).status == 0)
         let data = NSTemporaryDirectory() + "tally-reports-" + UUID().uuidString
         defer { try? FileManager.default.removeItem(atPath: data) }
         // The sample with its dates moved to the last days, so that "last 7 days" finds rows.
@@ -44,7 +44,7 @@ struct ReportQueriesTests {
         let recent = try Self.shiftedToNow(sample)
         try recent.write(toFile: data + ".ndjson", atomically: true, encoding: .utf8)
         defer { try? FileManager.default.removeItem(atPath: data + ".ndjson") }
-        let load = try TestDatabase.tally([
+        let load = try await TestDatabase.tally([
             "ingest", data + ".ndjson", "--registry", "Examples/registry", "--sink", "postgres", "--database-url",
             database.url, "--data-dir", data, "--quiet",
         ])

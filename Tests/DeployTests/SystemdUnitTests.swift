@@ -23,7 +23,7 @@ struct SystemdUnitTests {
     @Test("ExecStart ingests finished files into done/, too many rejects into failed/, and retries on an outage")
     func execStartRunsTheSpool() async throws {
         let database = try await TestDatabase.create()
-        #expect(try TestDatabase.tally(["migrate", "--database-url", database.url]).status == 0)
+        #expect(try await TestDatabase.tally(["migrate", "--database-url", database.url]).status == 0)
         let service = try Self.unit("tally-ingest.service")
         #expect(service["EnvironmentFile"] == "/etc/tally/tally.env")
         #expect(service["User"] == "tally")
@@ -59,7 +59,7 @@ struct SystemdUnitTests {
         environment["TALLY"] = ChildProcess.binaryDirectory.appendingPathComponent("tally").path
         #expect(Set(environmentFile.keys).isSubset(of: Set(environment.keys)))
 
-        let first = try Script.run(["-c", command], environment: environment, timeout: .seconds(300))
+        let first = try await Script.run(["-c", command], environment: environment, timeout: .seconds(300))
         #expect(first.status == 1, "one file failed: \(first.stdout)\(first.stderr)")
         let files = FileManager.default
         #expect(files.fileExists(atPath: spool + "/done/events.ndjson"), "\(first.stdout)")
@@ -72,7 +72,7 @@ struct SystemdUnitTests {
         // The database unreachable: the file goes back to incoming/ and the exit code says "later".
         try files.copyItem(atPath: spool + "/done/events.ndjson", toPath: spool + "/incoming/again.ndjson")
         environment["DATABASE_URL"] = "postgresql://nobody:secret@127.0.0.1:1/tally"
-        let outage = try Script.run(["-c", command], environment: environment, timeout: .seconds(120))
+        let outage = try await Script.run(["-c", command], environment: environment, timeout: .seconds(120))
         #expect(outage.status == 69, "\(outage.stdout)\(outage.stderr)")
         #expect(service["SuccessExitStatus"]?.split(separator: " ").contains("69") == true)
         #expect(files.fileExists(atPath: spool + "/incoming/again.ndjson"))

@@ -7,8 +7,8 @@ import Testing
 struct TestHarnessTests {
     #if os(Linux)
         /// Runs one database test of this very test bundle in a child process, with `environment`.
-        static func databaseTest(environment: [String: String]) throws -> (status: Int32, output: String) {
-            let result = try ChildProcess(
+        static func databaseTest(environment: [String: String]) async throws -> (status: Int32, output: String) {
+            let result = try await ChildProcess(
                 "tallyPackageTests.xctest",
                 arguments: ["--testing-library", "swift-testing", "--filter", "DoctorTests"],
                 environment: environment
@@ -17,8 +17,8 @@ struct TestHarnessTests {
         }
 
         @Test("a database test without a database fails under scripts/test.sh, with a clear message")
-        func failsWhenDatabaseRequired() throws {
-            let run = try Self.databaseTest(environment: [
+        func failsWhenDatabaseRequired() async throws {
+            let run = try await Self.databaseTest(environment: [
                 "TALLY_TEST_DATABASE_URL": "", "TALLY_TEST_REQUIRE_DATABASE": "1",
             ])
             #expect(run.status != 0, "\(run.output)")
@@ -26,8 +26,8 @@ struct TestHarnessTests {
         }
 
         @Test("in a plain swift test it is skipped (cancelled), saying why")
-        func skipsInPlainSwiftTest() throws {
-            let run = try Self.databaseTest(environment: [
+        func skipsInPlainSwiftTest() async throws {
+            let run = try await Self.databaseTest(environment: [
                 "TALLY_TEST_DATABASE_URL": "", "TALLY_TEST_REQUIRE_DATABASE": "",
             ])
             #expect(run.status == 0, "\(run.output)")

@@ -20,14 +20,14 @@ struct CrashRecoveryTests {
         try FileManager.default.createDirectory(atPath: work, withIntermediateDirectories: true)
         defer { try? FileManager.default.removeItem(atPath: work) }
         let input = work + "/events.ndjson"
-        let generated = try TestDatabase.tally([
+        let generated = try await TestDatabase.tally([
             "generate", "--events", "100000", "--bad-every", "997", "--seed", "\(Self.seed)",
         ])
         try generated.stdout.write(toFile: input, atomically: true, encoding: .utf8)
         for url in [database.url, scratch.url] {
-            #expect(try TestDatabase.tally(["migrate", "--database-url", url]).status == 0)
+            #expect(try await TestDatabase.tally(["migrate", "--database-url", url]).status == 0)
         }
-        func ingest(_ url: String, _ data: String) throws -> ChildProcess {
+        func ingest(_ url: String, _ data: String) async throws -> ChildProcess {
             try ChildProcess(
                 "tally",
                 arguments: [
@@ -39,7 +39,7 @@ struct CrashRecoveryTests {
 
         // How long an uninterrupted run takes here, to spread the kills over it.
         let started = ContinuousClock.now
-        let calibration = try ingest(scratch.url, work + "/scratch").wait(timeout: .seconds(300))
+        let calibration = try await ingest(scratch.url, work + "/scratch").wait(timeout: .seconds(300))
         #expect(calibration.status == 0, "\(calibration.stderr)")
         let duration = ContinuousClock.now - started
         let expected = try #require(StoreChecks.report(calibration.stdout)["accepted"] as? Int)
@@ -58,11 +58,14 @@ struct CrashRecoveryTests {
         let data = work + "/data"
         var stored: [Int] = []
         for point in points {
-            let child = try ingest(database.url, data)
-            // A blocking sleep: exact even when other tests keep the cooperative threads busy.
-            usleep(useconds_t(point.components.seconds * 1_000_000 + point.components.attoseconds / 1_000_000_000_000))
+            let child = try await ingest(database.url, data)
+            // A sleep on a thread of its own: exact even when other tests keep the cooperative threads busy.
+            let microseconds = useconds_t(
+                point.components.seconds * 1_000_000 + point.components.attoseconds / 1_000_000_000_000
+            )
+            _ = await offCooperativePool { usleep(microseconds) }
             child.signal(SIGKILL)
-            _ = child.wait(timeout: .seconds(60))
+            _ = await child.wait(timeout: .seconds(60))
             stored.append(try await TestDatabase.eventCount(database.url))
             // Whatever is committed is consistent at every point, not only at the end.
             try await StoreChecks.expectDerivedTablesExact(database.url)
@@ -70,13 +73,13 @@ struct CrashRecoveryTests {
         print("crash test: events stored after each kill: \(stored)")
         #expect(stored.contains { $0 > 0 && $0 < expected }, "some kills landed mid-load")
 
-        let rerun = try ingest(database.url, data).wait(timeout: .seconds(300))
+        let rerun = try await ingest(database.url, data).wait(timeout: .seconds(300))
         #expect(rerun.status == 0, "\(rerun.stderr)")
         #expect(StoreChecks.report(rerun.stdout)["accepted"] as? Int == expected)
         #expect(try await TestDatabase.eventCount(database.url) == expected)
         try await StoreChecks.expectDerivedTablesExact(database.url)
-        try StoreChecks.expectSummariesAgree(url: database.url, dataDirectory: data)
+        try await StoreChecks.expectSummariesAgree(url: database.url, dataDirectory: data)
         // And the same as the uninterrupted run.
-        try StoreChecks.expectSummariesAgree(url: scratch.url, dataDirectory: data)
+        try await StoreChecks.expectSummariesAgree(url: scratch.url, dataDirectory: data)
     }
 }

@@ -18,26 +18,26 @@ struct DatabaseFaultTests {
         )
     }
 
-    static func input(_ work: String, events: Int) throws -> String {
+    static func input(_ work: String, events: Int) async throws -> String {
         let path = work + "/events.ndjson"
-        let generated = try TestDatabase.tally(["generate", "--events", "\(events)", "--bad-every", "1000"])
+        let generated = try await TestDatabase.tally(["generate", "--events", "\(events)", "--bad-every", "1000"])
         try generated.stdout.write(toFile: path, atomically: true, encoding: .utf8)
         return path
     }
 
     @Test("a fast restart in the middle of an ingest: it reconnects, retries and loads exactly")
     func restartMidIngest() async throws {
-        let cluster = try PrivateCluster.start()
+        let cluster = try await PrivateCluster.start()
         defer { cluster.remove() }
         let work = cluster.directory + "/work"
         try FileManager.default.createDirectory(atPath: work, withIntermediateDirectories: true)
-        let input = try Self.input(work, events: 300_000)
-        #expect(try TestDatabase.tally(["migrate", "--database-url", cluster.url]).status == 0)
+        let input = try await Self.input(work, events: 300_000)
+        #expect(try await TestDatabase.tally(["migrate", "--database-url", cluster.url]).status == 0)
 
         let child = try Self.ingest(input, cluster.url, work + "/data")
-        let before = try TestDatabase.waitForRows(cluster.url)
-        try cluster.restart(mode: "fast")
-        let result = child.wait(timeout: .seconds(300))
+        let before = try await TestDatabase.waitForRows(cluster.url)
+        try await cluster.restart(mode: "fast")
+        let result = await child.wait(timeout: .seconds(300))
         #expect(result.status == 0, "\(result.stderr)")
         let report = StoreChecks.report(result.stdout)
         let accepted = try #require(report["accepted"] as? Int)
@@ -50,15 +50,15 @@ struct DatabaseFaultTests {
 
     @Test("the server down at start: exit 69 at once, a clear message, nothing read")
     func unreachableAtStart() async throws {
-        let cluster = try PrivateCluster.start()
+        let cluster = try await PrivateCluster.start()
         defer { cluster.remove() }
-        #expect(try TestDatabase.tally(["migrate", "--database-url", cluster.url]).status == 0)
-        try cluster.stop()
+        #expect(try await TestDatabase.tally(["migrate", "--database-url", cluster.url]).status == 0)
+        try await cluster.stop()
         let work = cluster.directory + "/work"
         try FileManager.default.createDirectory(atPath: work, withIntermediateDirectories: true)
-        let input = try Self.input(work, events: 100)
+        let input = try await Self.input(work, events: 100)
         let started = ContinuousClock.now
-        let result = try Self.ingest(input, cluster.url, work + "/data").wait(timeout: .seconds(60))
+        let result = try await Self.ingest(input, cluster.url, work + "/data").wait(timeout: .seconds(60))
         #expect(result.status == 69)
         #expect(ContinuousClock.now - started < .seconds(20))
         #expect(result.stderr.contains("cannot connect to the database"), "\(result.stderr)")
@@ -68,17 +68,17 @@ struct DatabaseFaultTests {
 
     @Test("the server stops for good mid-ingest: exit 74, unstored events dead-lettered, a re-run completes it")
     func stoppedMidIngest() async throws {
-        let cluster = try PrivateCluster.start()
+        let cluster = try await PrivateCluster.start()
         defer { cluster.remove() }
         let work = cluster.directory + "/work"
         try FileManager.default.createDirectory(atPath: work, withIntermediateDirectories: true)
-        let input = try Self.input(work, events: 100_000)
-        #expect(try TestDatabase.tally(["migrate", "--database-url", cluster.url]).status == 0)
+        let input = try await Self.input(work, events: 100_000)
+        #expect(try await TestDatabase.tally(["migrate", "--database-url", cluster.url]).status == 0)
 
         let child = try Self.ingest(input, cluster.url, work + "/data")
-        _ = try TestDatabase.waitForRows(cluster.url)
-        try cluster.stop()
-        let result = child.wait(timeout: .seconds(300))
+        _ = try await TestDatabase.waitForRows(cluster.url)
+        try await cluster.stop()
+        let result = await child.wait(timeout: .seconds(300))
         #expect(result.status == 74, "\(result.stderr)")
         #expect(result.stderr.contains("could not be stored"), "\(result.stderr)")
         let report = StoreChecks.report(result.stdout)
@@ -97,8 +97,8 @@ struct DatabaseFaultTests {
         #expect(dead == notStored)
 
         // Back up: the same command finishes the load exactly.
-        try cluster.restart()
-        let rerun = try Self.ingest(input, cluster.url, work + "/data").wait(timeout: .seconds(300))
+        try await cluster.restart()
+        let rerun = try await Self.ingest(input, cluster.url, work + "/data").wait(timeout: .seconds(300))
         #expect(rerun.status == 0, "\(rerun.stderr)")
         let accepted = try #require(StoreChecks.report(rerun.stdout)["accepted"] as? Int)
         #expect(try await TestDatabase.eventCount(cluster.url) == accepted)

@@ -17,10 +17,10 @@ import Testing
 )
 struct DiskFaultTests {
     /// A fresh tmpfs of `size` (e.g. "2m"); cancels the test (a skip, with why) when it cannot be mounted.
-    static func mount(size: String, readOnly: Bool = false) throws -> String {
+    static func mount(size: String, readOnly: Bool = false) async throws -> String {
         let path = "/tmp/tally-tmpfs-" + UUID().uuidString.prefix(8).lowercased()
         try FileManager.default.createDirectory(atPath: path, withIntermediateDirectories: true)
-        let result = try Script.run(
+        let result = try await Script.run(
             ["-c", "mount -t tmpfs -o size=\(size)\(readOnly ? ",ro" : "") tmpfs \(path)"],
             timeout: .seconds(30)
         )
@@ -31,25 +31,27 @@ struct DiskFaultTests {
         return path
     }
 
-    static func unmount(_ path: String) {
-        _ = try? Script.run(["-c", "umount \(path)"], timeout: .seconds(30))
+    static func unmount(_ path: String) {  // blocking: for `defer`
+        _ = try? Script.blockingRun(["-c", "umount \(path)"], timeout: .seconds(30))
         try? FileManager.default.removeItem(atPath: path)
     }
 
-    static func generate(_ events: Int, badEvery: Int = 0, to path: String) throws {
-        let generated = try TestDatabase.tally(["generate", "--events", "\(events)", "--bad-every", "\(badEvery)"])
+    static func generate(_ events: Int, badEvery: Int = 0, to path: String) async throws {
+        let generated = try await TestDatabase.tally([
+            "generate", "--events", "\(events)", "--bad-every", "\(badEvery)",
+        ])
         try generated.stdout.write(toFile: path, atomically: true, encoding: .utf8)
     }
 
     @Test("the file store's disk fills up: exit 74 naming the path, every acknowledged event readable")
-    func dataDirectoryFull() throws {
-        let disk = try Self.mount(size: "2m")
+    func dataDirectoryFull() async throws {
+        let disk = try await Self.mount(size: "2m")
         defer { Self.unmount(disk) }
         let work = NSTemporaryDirectory() + "tally-disk-" + UUID().uuidString
         try FileManager.default.createDirectory(atPath: work, withIntermediateDirectories: true)
         defer { try? FileManager.default.removeItem(atPath: work) }
-        try Self.generate(20_000, to: work + "/events.ndjson")  // ~6 MB: three times the disk
-        let result = try TestDatabase.tally([
+        try await Self.generate(20_000, to: work + "/events.ndjson")  // ~6 MB: three times the disk
+        let result = try await TestDatabase.tally([
             "ingest", work + "/events.ndjson", "--data-dir", disk + "/data", "--quiet", "--report", "json",
         ])
         #expect(result.status == 74, "\(result.stderr)")
@@ -64,19 +66,19 @@ struct DiskFaultTests {
         // Readable, and holding at least every event it acknowledged.
         let (events, _) = try FileStoreReader(directory: disk + "/data").readAll()
         #expect(Set(events.map(\.eventID)).count >= acknowledged)
-        let summary = try TestDatabase.tally(["summary", "--data-dir", disk + "/data"])
+        let summary = try await TestDatabase.tally(["summary", "--data-dir", disk + "/data"])
         #expect(summary.status == 0, "\(summary.stderr)")
     }
 
     @Test("the rejects file's disk fills up: exit 74 naming it; the store stays intact")
-    func rejectsFull() throws {
-        let disk = try Self.mount(size: "64k")
+    func rejectsFull() async throws {
+        let disk = try await Self.mount(size: "64k")
         defer { Self.unmount(disk) }
         let work = NSTemporaryDirectory() + "tally-disk-" + UUID().uuidString
         try FileManager.default.createDirectory(atPath: work, withIntermediateDirectories: true)
         defer { try? FileManager.default.removeItem(atPath: work) }
-        try Self.generate(5_000, badEvery: 1, to: work + "/events.ndjson")
-        let result = try TestDatabase.tally([
+        try await Self.generate(5_000, badEvery: 1, to: work + "/events.ndjson")
+        let result = try await TestDatabase.tally([
             "ingest", work + "/events.ndjson", "--data-dir", work + "/data", "--rejects", disk + "/rejects.ndjson",
             "--quiet",
         ])
@@ -89,18 +91,18 @@ struct DiskFaultTests {
     }
 
     @Test("unwritable data or rejects directory: exit 73 naming it, before reading anything")
-    func unwritablePaths() throws {
-        let readOnly = try Self.mount(size: "1m", readOnly: true)
+    func unwritablePaths() async throws {
+        let readOnly = try await Self.mount(size: "1m", readOnly: true)
         defer { Self.unmount(readOnly) }
         let input = NSTemporaryDirectory() + "tally-disk-\(UUID().uuidString).ndjson"
         defer { try? FileManager.default.removeItem(atPath: input) }
-        try Self.generate(10, to: input)
+        try await Self.generate(10, to: input)
         for (arguments, path) in [
             (["--data-dir", readOnly + "/data"], readOnly + "/data"),
             (["--data-dir", "/etc/hostname/data"], "/etc/hostname/data"),
             (["--data-dir", NSTemporaryDirectory() + "tally-ok", "--rejects", readOnly + "/r.ndjson"], readOnly),
         ] {
-            let result = try TestDatabase.tally(["ingest", input, "--quiet"] + arguments, timeout: .seconds(60))
+            let result = try await TestDatabase.tally(["ingest", input, "--quiet"] + arguments, timeout: .seconds(60))
             #expect(result.status == 73, "\(arguments): \(result.stderr)")
             #expect(result.stderr.contains("cannot write to \(path)"), "\(result.stderr)")
             #expect(result.stdout.isEmpty)

@@ -24,7 +24,7 @@ struct HostileInputTests {
     @Test("a 100 MB line, 100,000-deep nesting, invalid UTF-8, NUL bytes, SQL fragments, hostile identifiers")
     func hostileLines() async throws {
         let database = try await TestDatabase.create()
-        #expect(try TestDatabase.tally(["migrate", "--database-url", database.url]).status == 0)
+        #expect(try await TestDatabase.tally(["migrate", "--database-url", database.url]).status == 0)
         let connection = try await PostgresConnection.connect(database.url)
         try await connection.execute("CREATE TABLE public.bystander (id int); INSERT INTO public.bystander VALUES (1)")
         let work = NSTemporaryDirectory() + "tally-hostile-" + UUID().uuidString
@@ -101,7 +101,7 @@ struct HostileInputTests {
         for line in lines { try big.write(contentsOf: Data(line + [0x0A])) }
         try big.close()
 
-        let result = try TestDatabase.tally(
+        let result = try await TestDatabase.tally(
             [
                 "ingest", work + "/input.ndjson", "--sink", "postgres", "--sink", "file", "--database-url",
                 database.url,
@@ -142,12 +142,12 @@ struct HostileInputTests {
     func jsonTestSuiteFiles() async throws {
         let directory = try ConformanceData.require("jsontestsuite/test_parsing")
         let database = try await TestDatabase.create()
-        #expect(try TestDatabase.tally(["migrate", "--database-url", database.url]).status == 0)
+        #expect(try await TestDatabase.tally(["migrate", "--database-url", database.url]).status == 0)
         let files = try FileManager.default.contentsOfDirectory(atPath: directory.path).sorted()
             .map { directory.appendingPathComponent($0).path }
         let data = NSTemporaryDirectory() + "tally-jts-" + UUID().uuidString
         defer { try? FileManager.default.removeItem(atPath: data) }
-        let result = try TestDatabase.tally(
+        let result = try await TestDatabase.tally(
             ["ingest"] + files + [
                 "--sink", "postgres", "--sink", "file", "--database-url", database.url, "--data-dir", data,
                 "--quiet", "--report", "json",

@@ -13,9 +13,9 @@ struct IngestSignalTests {
         let work = NSTemporaryDirectory() + "tally-signal-" + UUID().uuidString
         try FileManager.default.createDirectory(atPath: work, withIntermediateDirectories: true)
         defer { try? FileManager.default.removeItem(atPath: work) }
-        let generated = try TestDatabase.tally(["generate", "--events", "200000"])
+        let generated = try await TestDatabase.tally(["generate", "--events", "200000"])
         try generated.stdout.write(toFile: work + "/events.ndjson", atomically: true, encoding: .utf8)
-        #expect(try TestDatabase.tally(["migrate", "--database-url", database.url]).status == 0)
+        #expect(try await TestDatabase.tally(["migrate", "--database-url", database.url]).status == 0)
 
         let child = try ChildProcess(
             "tally",
@@ -24,10 +24,10 @@ struct IngestSignalTests {
                 database.url, "--data-dir", work + "/data", "--quiet", "--report", "json",
             ]
         )
-        _ = try TestDatabase.waitForRows(database.url)
+        _ = try await TestDatabase.waitForRows(database.url)
         child.signal(signal)
         let signalled = ContinuousClock.now
-        let result = child.wait(timeout: .seconds(60))
+        let result = await child.wait(timeout: .seconds(60))
         #expect(ContinuousClock.now - signalled < .seconds(10), "exits within a bounded time")
         #expect(result.status == 75, "\(result.stderr)")
         let report = StoreChecks.report(result.stdout)

@@ -9,32 +9,32 @@ struct PrivateCluster {
 
     /// A new running cluster; without the shared test cluster, fails or skips as
     /// `TestDatabase.adminURL` does.
-    static func start() throws -> PrivateCluster {
+    static func start() async throws -> PrivateCluster {
         _ = try TestDatabase.adminURL
         let directory = "/tmp/tally-fault-pg-" + UUID().uuidString.prefix(8).lowercased()
-        let result = try Script.run(["scripts/pg-cluster.sh", "start", directory])
+        let result = try await Script.run(["scripts/pg-cluster.sh", "start", directory])
         guard result.status == 0, let url = result.stdout.split(separator: "\n").last.map(String.init) else {
             throw ClusterError(message: "cannot start a private cluster: \(result.stderr)")
         }
         return PrivateCluster(directory: directory, url: url)
     }
 
-    func restart(mode: String = "fast") throws {
-        try run("restart", mode)
+    func restart(mode: String = "fast") async throws {
+        try await run("restart", mode)
     }
 
-    func stop() throws {
-        try run("stop")
+    func stop() async throws {
+        try await run("stop")
     }
 
-    /// Stops the cluster and deletes its files.
+    /// Stops the cluster and deletes its files (blocking: for `defer`).
     func remove() {
-        try? stop()
+        _ = try? Script.blockingRun(["scripts/pg-cluster.sh", "stop", directory])
         try? FileManager.default.removeItem(atPath: directory)
     }
 
-    private func run(_ arguments: String...) throws {
-        let result = try Script.run(["scripts/pg-cluster.sh", arguments[0], directory] + arguments.dropFirst())
+    private func run(_ arguments: String...) async throws {
+        let result = try await Script.run(["scripts/pg-cluster.sh", arguments[0], directory] + arguments.dropFirst())
         guard result.status == 0 else {
             throw ClusterError(message: "pg-cluster.sh \(arguments.joined(separator: " ")): \(result.stderr)")
         }

@@ -32,14 +32,18 @@ struct SecretsTests {
         ]
         for (label, url) in targets {
             for command in Self.commands {
-                let result = try TestDatabase.tally(command + ["--database-url", url], timeout: .seconds(120))
+                let result = try await TestDatabase.tally(command + ["--database-url", url], timeout: .seconds(120))
                 #expect(result.status != 0, "\(label) \(command)")
                 #expect(!(result.stdout + result.stderr).isEmpty, "\(label) \(command): says what went wrong")
                 #expect(!(result.stdout + result.stderr).contains(secret), "\(label) \(command): \(result.stderr)")
             }
             // The same through the environment.
-            let fromEnvironment = try ChildProcess("tally", arguments: ["doctor"], environment: ["DATABASE_URL": url])
-                .wait(timeout: .seconds(120))
+            let fromEnvironment = try await ChildProcess(
+                "tally",
+                arguments: ["doctor"],
+                environment: ["DATABASE_URL": url]
+            )
+            .wait(timeout: .seconds(120))
             #expect(!(fromEnvironment.stdout + fromEnvironment.stderr).contains(secret), "\(label) DATABASE_URL")
         }
     }

@@ -50,12 +50,12 @@ enum StoreChecks {
         dataDirectory: String,
         sourceLocation: SourceLocation = #_sourceLocation
     )
-        throws
+        async throws
     {
-        let fromDatabase = try TestDatabase.tally([
+        let fromDatabase = try await TestDatabase.tally([
             "summary", "--by", "feature", "--format", "csv", "--database-url", url,
         ])
-        let fromFiles = try TestDatabase.tally([
+        let fromFiles = try await TestDatabase.tally([
             "summary", "--by", "feature", "--format", "csv", "--data-dir", dataDirectory,
         ])
         #expect(fromDatabase.status == 0 && fromFiles.status == 0, "\(fromDatabase.stderr)\(fromFiles.stderr)")

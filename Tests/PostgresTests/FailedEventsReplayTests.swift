@@ -45,7 +45,7 @@ struct FailedEventsReplayTests {
     /// A migrated database whose `tally.failed_events` holds `events` as the collector keeps them.
     static func database(keeping events: [EventEnvelope]) async throws -> (TestDatabase, PostgresConnection) {
         let database = try await TestDatabase.create()
-        let migrate = try TestDatabase.tally(["migrate", "--database-url", database.url])
+        let migrate = try await TestDatabase.tally(["migrate", "--database-url", database.url])
         #expect(migrate.status == 0, "\(migrate.stderr)")
         let connection = try await PostgresConnection.connect(database.url)
         // COPY's text format: the JSON holds no tab or newline; its backslashes are doubled.
@@ -176,15 +176,15 @@ struct FailedEventsReplayTests {
         let arguments = ["replay", "--failed-events", "--database-url", database.url, "--registry", plans]
         let replay = try ChildProcess("tally", arguments: arguments)
         // Once some rows are stored, kill it.
-        _ = try TestDatabase.waitForRows(database.url)
+        _ = try await TestDatabase.waitForRows(database.url)
         replay.signal(SIGKILL)
-        _ = replay.wait(timeout: .seconds(60))
+        _ = await replay.wait(timeout: .seconds(60))
         let stored = try await Self.integer(connection, "SELECT count(*) FROM tally.events")
         let left = try await Self.integer(connection, "SELECT count(*) FROM tally.failed_events")
         #expect(stored > 0 && stored < 60_000, "killed mid-way (\(stored) stored)")
         #expect(stored + left == 60_000, "each row either replayed (deleted, stored) or not")
 
-        let rerun = try TestDatabase.tally(arguments + ["--report", "json"])
+        let rerun = try await TestDatabase.tally(arguments + ["--report", "json"])
         #expect(rerun.status == 0, "\(rerun.stderr)")
         #expect(try await Self.integer(connection, "SELECT count(*) FROM tally.events") == 60_000)
         #expect(try await Self.integer(connection, "SELECT count(*) FROM tally.failed_events") == 0)

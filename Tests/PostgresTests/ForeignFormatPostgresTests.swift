@@ -12,7 +12,7 @@ struct ForeignFormatPostgresTests {
     )
     func segmentAndPostHogIntoPostgres() async throws {
         let database = try await TestDatabase.create()
-        #expect(try TestDatabase.tally(["migrate", "--database-url", database.url]).status == 0)
+        #expect(try await TestDatabase.tally(["migrate", "--database-url", database.url]).status == 0)
         let directory = NSTemporaryDirectory() + "tally-foreign-pg-" + UUID().uuidString
         try FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: true)
         defer { try? FileManager.default.removeItem(atPath: directory) }
@@ -25,7 +25,7 @@ struct ForeignFormatPostgresTests {
             "ingest", segment, posthog, "--sink", "postgres", "--database-url", database.url,
             "--data-dir", directory + "/data", "--report", "json", "--quiet",
         ]
-        let first = try TestDatabase.tally(arguments)
+        let first = try await TestDatabase.tally(arguments)
         #expect(first.status == 0, "\(first.stderr)")
         let report = try JSONSerialization.jsonObject(with: Data(first.stdout.utf8)) as! [String: Any]
         #expect(report["rejected"] as? Int == 0, "\(first.stdout)")
@@ -57,7 +57,7 @@ struct ForeignFormatPostgresTests {
         }
         #expect(mismatches.isEmpty, "\(mismatches.prefix(5))")
 
-        let second = try TestDatabase.tally(arguments)
+        let second = try await TestDatabase.tally(arguments)
         #expect(second.status == 0, "\(second.stderr)")
         let again = try JSONSerialization.jsonObject(with: Data(second.stdout.utf8)) as! [String: Any]
         #expect(again["postgres_inserted"] as? Int == 0)
@@ -65,7 +65,7 @@ struct ForeignFormatPostgresTests {
         #expect(try await counts("SELECT name, count(*) FROM tally.events GROUP BY 1") == samples.eventCounts)
         #expect(try await counts("SELECT type, count(*) FROM tally.identities GROUP BY 1") == samples.identityCounts)
 
-        let summary = try TestDatabase.tally([
+        let summary = try await TestDatabase.tally([
             "summary", "--by", "event", "--format", "json", "--database-url", database.url,
         ])
         #expect(summary.status == 0, "\(summary.stderr)")
@@ -77,7 +77,7 @@ struct ForeignFormatPostgresTests {
     @Test("an identify line is counted as a new identity record, and once stored as a duplicate")
     func identityCounts() async throws {
         let database = try await TestDatabase.create()
-        #expect(try TestDatabase.tally(["migrate", "--database-url", database.url]).status == 0)
+        #expect(try await TestDatabase.tally(["migrate", "--database-url", database.url]).status == 0)
         let directory = NSTemporaryDirectory() + "tally-identify-pg-" + UUID().uuidString
         try FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: true)
         defer { try? FileManager.default.removeItem(atPath: directory) }
@@ -88,12 +88,12 @@ struct ForeignFormatPostgresTests {
         let arguments = [
             "ingest", input, "--sink", "postgres", "--database-url", database.url, "--data-dir", directory,
         ]
-        let first = try TestDatabase.tally(arguments)
+        let first = try await TestDatabase.tally(arguments)
         #expect(
             first.stdout.contains("postgres: 0 new events, 1 new identity record, 0 duplicates skipped"),
             "\(first.stdout)"
         )
-        let second = try TestDatabase.tally(arguments + ["--report", "json"])
+        let second = try await TestDatabase.tally(arguments + ["--report", "json"])
         #expect(
             second.stdout.contains(#""postgres_inserted":0,"postgres_identities_inserted":0,"duplicates_skipped":1"#),
             "\(second.stdout)"

@@ -19,17 +19,17 @@ struct FutureEventTests {
     }
 
     @Test("the file store: one day file of today, the same day for a later run, counted once")
-    func fileStore() throws {
+    func fileStore() async throws {
         let directory = try Self.scratch()
         defer { try? FileManager.default.removeItem(atPath: directory) }
         let data = directory + "/data"
-        let first = try TestDatabase.tally(["ingest", directory + "/future.ndjson", "--data-dir", data])
+        let first = try await TestDatabase.tally(["ingest", directory + "/future.ndjson", "--data-dir", data])
         #expect(first.status == 0, "\(first.stderr)")
         #expect(first.stdout.contains("placed at receipt: 1 event from the future"), "\(first.stdout)")
         let files = try FileManager.default.contentsOfDirectory(atPath: data + "/events")
         #expect(files == ["events-\(Timestamp.now().utcDate.isoString).ndjson"], "\(files)")
-        Thread.sleep(forTimeInterval: 1.1)
-        let second = try TestDatabase.tally([
+        try await Task.sleep(for: .milliseconds(1_100))
+        let second = try await TestDatabase.tally([
             "ingest", directory + "/future.ndjson", "--data-dir", data, "--report", "json",
         ])
         #expect(second.stdout.contains(#""future_placed":1"#), "\(second.stdout)")
@@ -40,7 +40,7 @@ struct FutureEventTests {
         #expect(lines[0].occurredAt == lines[1].occurredAt, "the second copy takes the first placement")
         #expect(lines[0].receivedAt != lines[1].receivedAt)
         #expect(lines.allSatisfy { $0.deviceOccurredAt == Timestamp(rfc3339: "2099-06-01T00:00:00Z") })
-        let summary = try TestDatabase.tally(["summary", "--data-dir", data, "--format", "json"])
+        let summary = try await TestDatabase.tally(["summary", "--data-dir", data, "--format", "json"])
         #expect(summary.stdout.contains(#""events":1"#), "\(summary.stdout)")
     }
 
@@ -49,22 +49,24 @@ struct FutureEventTests {
         let database = try await TestDatabase.create()
         let directory = try Self.scratch()
         defer { try? FileManager.default.removeItem(atPath: directory) }
-        #expect(try TestDatabase.tally(["migrate", "--database-url", database.url]).status == 0)
+        #expect(try await TestDatabase.tally(["migrate", "--database-url", database.url]).status == 0)
         let sink = ["--sink", "postgres", "--database-url", database.url, "--data-dir", directory + "/data"]
-        let first = try TestDatabase.tally(["ingest", directory + "/future.ndjson"] + sink)
+        let first = try await TestDatabase.tally(["ingest", directory + "/future.ndjson"] + sink)
         #expect(first.status == 0, "\(first.stderr)")
         try await Task.sleep(for: .milliseconds(1100))
-        let second = try TestDatabase.tally(["ingest", directory + "/future.ndjson"] + sink)
+        let second = try await TestDatabase.tally(["ingest", directory + "/future.ndjson"] + sink)
         #expect(second.stdout.contains("postgres: 0 new, 1 duplicates skipped"), "\(second.stdout)")
         // The file store placed its own copy a moment later; loaded into PostgreSQL, it takes the
         // place PostgreSQL gave the event first.
         try await Task.sleep(for: .milliseconds(1100))
         let files = directory + "/files"
-        #expect(try TestDatabase.tally(["ingest", directory + "/future.ndjson", "--data-dir", files]).status == 0)
+        #expect(
+            try await TestDatabase.tally(["ingest", directory + "/future.ndjson", "--data-dir", files]).status == 0
+        )
         let copy = try FileManager.default.contentsOfDirectory(atPath: files + "/events").map {
             files + "/events/" + $0
         }
-        let third = try TestDatabase.tally(["ingest"] + copy + sink)
+        let third = try await TestDatabase.tally(["ingest"] + copy + sink)
         #expect(third.stdout.contains("postgres: 0 new, 1 duplicates skipped"), "\(third.stdout)")
         let connection = try await PostgresConnection.connect(database.url)
         let rows = try await connection.query(

@@ -20,7 +20,7 @@ struct InstalledBinaryTests {
             toPath: binary
         )
 
-        let migrate = try ChildProcess(
+        let migrate = try await ChildProcess(
             binary,
             arguments: ["migrate", "--database-url", database.url],
             directory: elsewhere
@@ -29,7 +29,7 @@ struct InstalledBinaryTests {
         #expect(migrate.status == 0, "\(migrate.stderr)")
         #expect(!migrate.stderr.contains("migrations directory"), "\(migrate.stderr)")
 
-        let doctor = try ChildProcess(
+        let doctor = try await ChildProcess(
             binary,
             arguments: ["doctor", "--database-url", database.url],
             directory: elsewhere
@@ -37,7 +37,7 @@ struct InstalledBinaryTests {
         .wait(timeout: .seconds(300))
         #expect(doctor.status == 0, "stdout: \(doctor.stdout)\nstderr: \(doctor.stderr)")
 
-        let again = try ChildProcess(
+        let again = try await ChildProcess(
             binary,
             arguments: ["migrate", "--database-url", database.url],
             directory: elsewhere

@@ -21,7 +21,7 @@ struct PostgresSinkFailureTests {
     /// A migrated database and a connection holding `tally.events` locked (in an open transaction).
     static func lockedEventsTable() async throws -> (TestDatabase, PostgresConnection) {
         let database = try await TestDatabase.create()
-        #expect(try TestDatabase.tally(["migrate", "--database-url", database.url]).status == 0)
+        #expect(try await TestDatabase.tally(["migrate", "--database-url", database.url]).status == 0)
         let locker = try await PostgresConnection.connect(database.url)
         try await locker.execute("BEGIN; LOCK TABLE tally.events IN ACCESS EXCLUSIVE MODE")
         return (database, locker)
@@ -67,7 +67,7 @@ struct PostgresSinkFailureTests {
     @Test("a permission error is dead-lettered on the first attempt, not after ten")
     func permissionDeniedIsNotRetried() async throws {
         let database = try await TestDatabase.create()
-        #expect(try TestDatabase.tally(["migrate", "--database-url", database.url]).status == 0)
+        #expect(try await TestDatabase.tally(["migrate", "--database-url", database.url]).status == 0)
         let admin = try await PostgresConnection.connect(database.url)
         let url = try await Self.loginWithoutGrants(database, admin: admin)
         await admin.close()

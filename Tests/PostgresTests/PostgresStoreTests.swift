@@ -16,7 +16,7 @@ struct PostgresStoreTests {
     @Test("sample ingest: count(*) == accepted, a re-run changes nothing, rollups and summary match GROUP BY")
     func sampleIngestIsExact() async throws {
         let database = try await TestDatabase.create()
-        let migrate = try TestDatabase.tally(["migrate", "--database-url", database.url])
+        let migrate = try await TestDatabase.tally(["migrate", "--database-url", database.url])
         #expect(migrate.status == 0, "\(migrate.stderr)")
         let data = NSTemporaryDirectory() + "tally-pg-" + UUID().uuidString
         defer { try? FileManager.default.removeItem(atPath: data) }
@@ -24,7 +24,7 @@ struct PostgresStoreTests {
             "ingest", "Examples/sample/events.ndjson", "--registry", "Examples/registry", "--sink", "postgres",
             "--database-url", database.url, "--data-dir", data, "--report", "json", "--quiet",
         ]
-        let first = try TestDatabase.tally(arguments)
+        let first = try await TestDatabase.tally(arguments)
         #expect(first.status == 0, "\(first.stderr)")
         let report = try JSONSerialization.jsonObject(with: Data(first.stdout.utf8)) as! [String: Any]
         let accepted = report["accepted"] as! Int
@@ -33,7 +33,7 @@ struct PostgresStoreTests {
         let total = try await connection.query("SELECT count(*) FROM tally.events")
         #expect(Int(total[0][0] ?? "") == accepted)
 
-        let second = try TestDatabase.tally(arguments)
+        let second = try await TestDatabase.tally(arguments)
         #expect(second.status == 0)
         let again = try JSONSerialization.jsonObject(with: Data(second.stdout.utf8)) as! [String: Any]
         #expect(again["postgres_inserted"] as? Int == 0)
@@ -51,7 +51,7 @@ struct PostgresStoreTests {
             "SELECT feature, count(DISTINCT coalesce(user_id, anonymous_id)) FROM tally.events GROUP BY 1"
         )
         for exact in [false, true] {
-            let summary = try TestDatabase.tally(
+            let summary = try await TestDatabase.tally(
                 ["summary", "--by", "feature", "--format", "json", "--database-url", database.url]
                     + (exact ? ["--exact"] : [])
             )
@@ -69,12 +69,14 @@ struct PostgresStoreTests {
             )
         }
         // The same summary as the file store's.
-        let fileIngest = try TestDatabase.tally([
+        let fileIngest = try await TestDatabase.tally([
             "ingest", "Examples/sample/events.ndjson", "--registry", "Examples/registry", "--data-dir", data, "--quiet",
         ])
         #expect(fileIngest.status == 0)
-        let fromFiles = try TestDatabase.tally(["summary", "--by", "feature", "--format", "csv", "--data-dir", data])
-        let fromDatabase = try TestDatabase.tally([
+        let fromFiles = try await TestDatabase.tally([
+            "summary", "--by", "feature", "--format", "csv", "--data-dir", data,
+        ])
+        let fromDatabase = try await TestDatabase.tally([
             "summary", "--by", "feature", "--format", "csv", "--database-url", database.url,
         ])
         #expect(fromFiles.stdout == fromDatabase.stdout)
@@ -88,7 +90,7 @@ struct PostgresStoreTests {
         let database = try await TestDatabase.create()
         let jitsu = try ConformanceData.require("jitsu-bulker-ndjson")
         let rows = try String(contentsOf: jitsu.appendingPathComponent("sql/identifiers.ndjson"), encoding: .utf8)
-        #expect(try TestDatabase.tally(["migrate", "--database-url", database.url]).status == 0)
+        #expect(try await TestDatabase.tally(["migrate", "--database-url", database.url]).status == 0)
         let connection = try await PostgresConnection.connect(database.url)
         try await connection.execute("CREATE TABLE public.bystander (id int); INSERT INTO public.bystander VALUES (1)")
         let tablesBefore = try await connection.query(
@@ -108,7 +110,7 @@ struct PostgresStoreTests {
             #"{"name":"jitsu_row_loaded","feature":"jitsu","occurred_at":"2026-11-22T10:00:02Z","properties":{"esc":"back\\slash\ttab\nnew \"q\" é😀"}}"#
         )
         try lines.joined(separator: "\n").write(toFile: input, atomically: true, encoding: .utf8)
-        let result = try TestDatabase.tally([
+        let result = try await TestDatabase.tally([
             "ingest", input, "--sink", "postgres", "--database-url", database.url, "--report", "json", "--quiet",
             "--data-dir", NSTemporaryDirectory() + "tally-h",
         ])
@@ -148,7 +150,7 @@ struct PostgresStoreTests {
     @Test("user ids that differ only in Unicode normalization are two users, in every summary")
     func usersAreCountedByteExact() async throws {
         let database = try await TestDatabase.create()
-        #expect(try TestDatabase.tally(["migrate", "--database-url", database.url]).status == 0)
+        #expect(try await TestDatabase.tally(["migrate", "--database-url", database.url]).status == 0)
         let data = NSTemporaryDirectory() + "tally-pg-" + UUID().uuidString
         defer { try? FileManager.default.removeItem(atPath: data) }
         // "José" precomposed and decomposed: equal as Swift Strings, two different ids to PostgreSQL.
@@ -159,7 +161,7 @@ struct PostgresStoreTests {
             #"{"name":"a_viewed","feature":"a","occurred_at":"2026-11-22T10:00:01Z","user_id":"Jose\u0301"}"#,
         ].joined(separator: "\n").write(toFile: input, atomically: true, encoding: .utf8)
         for sink in ["postgres", "file"] {
-            let ingest = try TestDatabase.tally([
+            let ingest = try await TestDatabase.tally([
                 "ingest", input, "--sink", sink, "--database-url", database.url, "--data-dir", data, "--quiet",
             ])
             #expect(ingest.status == 0, "\(ingest.stderr)")
@@ -167,7 +169,7 @@ struct PostgresStoreTests {
         for source in [
             ["--database-url", database.url], ["--database-url", database.url, "--exact"], ["--data-dir", data],
         ] {
-            let summary = try TestDatabase.tally(["summary", "--by", "feature", "--format", "csv"] + source)
+            let summary = try await TestDatabase.tally(["summary", "--by", "feature", "--format", "csv"] + source)
             #expect(
                 summary.stdout.split(separator: "\n").last?.split(separator: ",").dropFirst(2).first == "2",
                 "\(source)"
@@ -182,7 +184,8 @@ struct PostgresStoreTests {
         try FileManager.default.copyItem(atPath: TestDatabase.repository + "/sql", toPath: directory)
         defer { try? FileManager.default.removeItem(atPath: directory) }
         #expect(
-            try TestDatabase.tally(["migrate", "--database-url", database.url, "--migrations", directory]).status == 0
+            try await TestDatabase.tally(["migrate", "--database-url", database.url, "--migrations", directory]).status
+                == 0
         )
         let file = directory + "/0001_events.sql"
         try (try String(contentsOfFile: file, encoding: .utf8) + "\n-- edited\n").write(
@@ -190,7 +193,9 @@ struct PostgresStoreTests {
             atomically: true,
             encoding: .utf8
         )
-        let result = try TestDatabase.tally(["migrate", "--database-url", database.url, "--migrations", directory])
+        let result = try await TestDatabase.tally([
+            "migrate", "--database-url", database.url, "--migrations", directory,
+        ])
         #expect(result.status == 65, "an edited migration is a data error")
         #expect(result.stderr.contains("0001_events.sql was edited after it was applied"))
     }
@@ -204,7 +209,7 @@ struct PostgresStoreTests {
         for command in [
             ["migrate"], ["summary"], ["ingest", "Examples/sample/events.ndjson", "--sink", "postgres", "--quiet"],
         ] {
-            let result = try TestDatabase.tally(command + ["--database-url", components.string!])
+            let result = try await TestDatabase.tally(command + ["--database-url", components.string!])
             #expect(result.status != 0, "\(command)")
             #expect(
                 result.stderr.contains("password authentication failed") || result.stdout.contains("NOT stored"),
@@ -226,7 +231,7 @@ struct PostgresRoleTests {
     @Test("the writer loads but cannot delete, truncate, alter or read payloads; the reader cannot write")
     func leastPrivilege() async throws {
         let database = try await TestDatabase.create()
-        #expect(try TestDatabase.tally(["migrate", "--database-url", database.url]).status == 0)
+        #expect(try await TestDatabase.tally(["migrate", "--database-url", database.url]).status == 0)
         let admin = try await PostgresConnection.connect(database.url)
         let suffix = UUID().uuidString.prefix(8).lowercased()
         let writer = "writer_\(suffix)"
@@ -238,7 +243,7 @@ struct PostgresRoleTests {
             GRANT CONNECT, TEMPORARY ON DATABASE \(database.name) TO \(writer), \(reader);
             """
         )
-        func url(_ user: String, _ password: String) -> String {
+        func url(_ user: String, _ password: String) async -> String {
             var components = URLComponents(string: database.url)!
             components.user = user
             components.password = password
@@ -246,13 +251,13 @@ struct PostgresRoleTests {
         }
         let data = NSTemporaryDirectory() + "tally-roles-" + UUID().uuidString
         defer { try? FileManager.default.removeItem(atPath: data) }
-        let load = try TestDatabase.tally([
+        let load = try await TestDatabase.tally([
             "ingest", "Examples/sample/events.ndjson", "--registry", "Examples/registry", "--sink", "postgres",
             "--database-url", url(writer, "w-\(suffix)"), "--data-dir", data, "--quiet",
         ])
         #expect(load.status == 0, "\(load.stderr)")
         // A re-run as the writer takes the conflict path (staging table, RETURNING the key).
-        let rerun = try TestDatabase.tally([
+        let rerun = try await TestDatabase.tally([
             "ingest", "Examples/sample/events.ndjson", "--registry", "Examples/registry", "--sink", "postgres",
             "--database-url", url(writer, "w-\(suffix)"), "--data-dir", data, "--quiet", "--report", "json",
         ])
@@ -294,17 +299,19 @@ struct DoctorTests {
     @Test("before migrate it fails with advice; after, every check passes")
     func doctor() async throws {
         let database = try await TestDatabase.create()
-        let before = try TestDatabase.tally(["doctor", "--database-url", database.url])
+        let before = try await TestDatabase.tally(["doctor", "--database-url", database.url])
         #expect(before.status == 1)
         let migrations = try FileManager.default.contentsOfDirectory(atPath: TestDatabase.repository + "/sql")
             .filter { $0.hasSuffix(".sql") }.count
         #expect(before.stdout.contains("FAIL  migrations: 0 of \(migrations) applied"))
         #expect(before.stdout.contains("run `tally migrate`"))
-        #expect(try TestDatabase.tally(["migrate", "--database-url", database.url]).status == 0)
-        let after = try TestDatabase.tally(["doctor", "--database-url", database.url])
+        #expect(try await TestDatabase.tally(["migrate", "--database-url", database.url]).status == 0)
+        let after = try await TestDatabase.tally(["doctor", "--database-url", database.url])
         #expect(after.status == 0, "\(after.stdout)")
         #expect(!after.stdout.contains("FAIL"))
-        let unreachable = try TestDatabase.tally(["doctor", "--database-url", "postgresql://nobody:pw@127.0.0.1:1/x"])
+        let unreachable = try await TestDatabase.tally([
+            "doctor", "--database-url", "postgresql://nobody:pw@127.0.0.1:1/x",
+        ])
         #expect(unreachable.status == 69, "a database that is down is 69 in every command")
         #expect(unreachable.stdout.contains("FAIL  connect"))
     }
@@ -319,31 +326,33 @@ struct DoctorTests {
             atPath: ChildProcess.binaryDirectory.appendingPathComponent("tally").path,
             toPath: prefix + "/bin/tally"
         )
-        func run(_ arguments: [String]) throws -> (status: Int32, stdout: String, stderr: String) {
-            try ChildProcess(
+        func run(_ arguments: [String]) async throws -> (status: Int32, stdout: String, stderr: String) {
+            try await ChildProcess(
                 prefix + "/bin/tally",
                 arguments: arguments,
                 environment: ["TALLY_SQL_DIR": ""],
                 directory: prefix
             ).wait(timeout: .seconds(120))
         }
-        let migrate = try run(["migrate", "--database-url", database.url])
+        let migrate = try await run(["migrate", "--database-url", database.url])
         #expect(migrate.status == 0, "\(migrate.stderr)")
         let files = try FileManager.default.contentsOfDirectory(atPath: TestDatabase.repository + "/sql")
             .filter { $0.hasSuffix(".sql") }
         #expect(migrate.stdout.contains("applied 0001"), "\(migrate.stdout)")
-        let doctor = try run(["doctor", "--database-url", database.url])
+        let doctor = try await run(["doctor", "--database-url", database.url])
         #expect(doctor.status == 0, "\(doctor.stdout)")
         #expect(doctor.stdout.contains("ok    migrations: \(files.count) of \(files.count) applied"))
         // The files the repository holds are the ones built in: a directory copy checks the same.
-        let same = try run(["doctor", "--database-url", database.url, "--migrations", TestDatabase.repository + "/sql"])
+        let same = try await run([
+            "doctor", "--database-url", database.url, "--migrations", TestDatabase.repository + "/sql",
+        ])
         #expect(same.status == 0, "\(same.stdout)")
     }
 
     @Test("refused events warn with counts and the newest reason; only --strict fails on them")
     func failedEventsWarn() async throws {
         let database = try await TestDatabase.create()
-        #expect(try TestDatabase.tally(["migrate", "--database-url", database.url]).status == 0)
+        #expect(try await TestDatabase.tally(["migrate", "--database-url", database.url]).status == 0)
         let admin = try await PostgresConnection.connect(database.url)
         for index in 0..<4 {
             try await admin.query(
@@ -355,14 +364,14 @@ struct DoctorTests {
             "INSERT INTO tally.failed_events (failed_at, reason, event) VALUES (now() - interval '3 days', 'old', '{}')"
         )
         await admin.close()
-        let doctor = try TestDatabase.tally(["doctor", "--database-url", database.url])
+        let doctor = try await TestDatabase.tally(["doctor", "--database-url", database.url])
         #expect(doctor.status == 0, "refused events are no reason to page anyone: \(doctor.stdout)")
         #expect(doctor.stdout.contains("warn  failed events: 4 in the last 24 h, 5 in all"), "\(doctor.stdout)")
         #expect(doctor.stdout.contains("unknown_property (line 4)"), "\(doctor.stdout)")
         #expect(doctor.stdout.contains("0 failed, 1 warning"), "\(doctor.stdout)")
-        let strict = try TestDatabase.tally(["doctor", "--database-url", database.url, "--strict"])
+        let strict = try await TestDatabase.tally(["doctor", "--database-url", database.url, "--strict"])
         #expect(strict.status == 1)
-        let json = try TestDatabase.tally(["doctor", "--database-url", database.url, "--format", "json"])
+        let json = try await TestDatabase.tally(["doctor", "--database-url", database.url, "--format", "json"])
         let report = try JSONParser.parse(json.stdout)
         #expect(report["status"]?.stringValue == "warn")
         guard case .array(let checks)? = report["checks"] else {

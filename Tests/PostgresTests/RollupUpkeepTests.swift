@@ -42,7 +42,7 @@ struct RollupUpkeepTests {
     )
     func upkeepIsExact() async throws {
         let database = try await TestDatabase.create()
-        #expect(try TestDatabase.tally(["migrate", "--database-url", database.url]).status == 0)
+        #expect(try await TestDatabase.tally(["migrate", "--database-url", database.url]).status == 0)
         let events = Self.events(count: 6_000, seed: 7)
         let sink = PostgresSink(conninfo: database.url)
         try await sink.write(Array(events[..<2_500]))

@@ -13,8 +13,8 @@ enum CLI {
     /// A PostgreSQL URL nothing listens on: a database that is down.
     static let downDatabase = "postgresql://tally@127.0.0.1:1/analytics?connect_timeout=5"
 
-    static func run(_ arguments: [String], environment: [String: String] = [:]) throws -> Output {
-        try ChildProcess(
+    static func run(_ arguments: [String], environment: [String: String] = [:]) async throws -> Output {
+        try await ChildProcess(
             "tally",
             arguments: arguments,
             environment: cleanEnvironment.merging(environment) { _, new in new }
@@ -47,12 +47,12 @@ enum CLI {
     }
 
     /// A file store holding `lines` (ingested with the binary); returns its directory.
-    static func store(_ lines: [String], in directory: String) throws -> String {
+    static func store(_ lines: [String], in directory: String) async throws -> String {
         try FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: true)
         let input = directory + "/input.ndjson"
         try write(lines, to: input)
         let data = directory + "/data"
-        let result = try run(["ingest", input, "--data-dir", data, "--quiet"])
+        let result = try await run(["ingest", input, "--data-dir", data, "--quiet"])
         guard result.status == 0 else { throw StoreError(message: result.stderr) }
         return data
     }

@@ -6,7 +6,7 @@ import Testing
 @Suite("exit codes (CLI)", .serialized)
 struct ExitCodeTests {
     @Test("a database that is down is 69 in every command that uses one")
-    func databaseDownIs69Everywhere() throws {
+    func databaseDownIs69Everywhere() async throws {
         let directory = try CLI.temporaryDirectory("exit")
         defer { try? FileManager.default.removeItem(atPath: directory) }
         let commands: [[String]] = [
@@ -14,18 +14,18 @@ struct ExitCodeTests {
             ["summary"], ["summary", "--exact", "--by", "event"], ["migrate"], ["doctor"],
         ]
         for command in commands {
-            let flag = try CLI.run(command + ["--database-url", CLI.downDatabase])
+            let flag = try await CLI.run(command + ["--database-url", CLI.downDatabase])
             #expect(flag.status == 69, "\(command) --database-url: \(flag.stderr)")
-            let environment = try CLI.run(command, environment: ["DATABASE_URL": CLI.downDatabase])
+            let environment = try await CLI.run(command, environment: ["DATABASE_URL": CLI.downDatabase])
             #expect(environment.status == 69, "\(command) with DATABASE_URL: \(environment.stderr)")
         }
     }
 
     @Test("usage errors are 64: a bad time window, --by twice, a missing or directory input, bad limits, no registry")
-    func usageErrors() throws {
+    func usageErrors() async throws {
         let directory = try CLI.temporaryDirectory("exit")
         defer { try? FileManager.default.removeItem(atPath: directory) }
-        let data = try CLI.store([CLI.event()], in: directory)
+        let data = try await CLI.store([CLI.event()], in: directory)
         let cases: [([String], String)] = [
             (
                 ["summary", "--since", "2026-11-22", "--until", "2026-11-21", "--data-dir", data],
@@ -85,29 +85,29 @@ struct ExitCodeTests {
             (["help", "schema", "nonexistent"], "unknown command 'nonexistent'"),
         ]
         for (arguments, message) in cases {
-            let result = try CLI.run(arguments)
+            let result = try await CLI.run(arguments)
             #expect(result.status == 64, "\(arguments): \(result.stderr)")
             #expect(result.stderr.contains(message), "\(arguments): \(result.stderr)")
         }
     }
 
     @Test("episode-demo in file mode names the app-mode options it was given (the outbox caps were unused), 64")
-    func demoAppOptionsNeedAppMode() throws {
+    func demoAppOptionsNeedAppMode() async throws {
         let directory = try CLI.temporaryDirectory("demo-file")
         defer { try? FileManager.default.removeItem(atPath: directory) }
         let file = ["--visits", "1", "--data-dir", directory + "/data"]
-        let one = try ChildProcess("episode-demo", arguments: file + ["--max-outbox-bytes", "0"])
+        let one = try await ChildProcess("episode-demo", arguments: file + ["--max-outbox-bytes", "0"])
             .wait(timeout: .seconds(60))
         #expect(one.status == 64, "\(one.stderr)")
         #expect(one.stderr.contains("--max-outbox-bytes acts only in app mode"), "\(one.stderr)")
-        let two = try ChildProcess("episode-demo", arguments: file + ["--rate", "5", "--max-outbox-age", "9"])
+        let two = try await ChildProcess("episode-demo", arguments: file + ["--rate", "5", "--max-outbox-age", "9"])
             .wait(timeout: .seconds(60))
         #expect(two.stderr.contains("--rate, --max-outbox-age act only in app mode"), "\(two.stderr)")
         #expect(!FileManager.default.fileExists(atPath: directory + "/data"), "nothing is created")
     }
 
     @Test("episode-demo refuses seconds and rates that overflowed a Duration (it trapped), with 64")
-    func demoSecondsInRange() throws {
+    func demoSecondsInRange() async throws {
         let directory = try CLI.temporaryDirectory("demo")
         defer { try? FileManager.default.removeItem(atPath: directory) }
         let app = ["--endpoint", "http://127.0.0.1:9", "--write-key", "k", "--outbox", directory + "/outbox"]
@@ -125,7 +125,7 @@ struct ExitCodeTests {
             (["--data-dir", directory + "/data"], "--data-dir is for the file store; in app mode"),
         ]
         for (arguments, message) in cases {
-            let result = try ChildProcess("episode-demo", arguments: app + arguments).wait(timeout: .seconds(60))
+            let result = try await ChildProcess("episode-demo", arguments: app + arguments).wait(timeout: .seconds(60))
             #expect(result.status == 64, "\(arguments): \(result.stderr)")
             #expect(result.stderr.contains(message), "\(arguments): \(result.stderr)")
         }
@@ -135,7 +135,7 @@ struct ExitCodeTests {
     @Test(
         "tally serve on a port in use, an unknown host or another machine's address is 64 with the address, before it creates or warns anything"
     )
-    func serveCannotListen() throws {
+    func serveCannotListen() async throws {
         let directory = try CLI.temporaryDirectory("listen")
         defer { try? FileManager.default.removeItem(atPath: directory) }
         let held = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
@@ -153,14 +153,14 @@ struct ExitCodeTests {
         try #require(bound)
         let port = String(UInt16(bigEndian: address.sin_port))
         let serve = ["serve", "--allow-anonymous", "--data-dir", directory + "/data"]
-        let inUse = try CLI.run(serve + ["--port", port])
+        let inUse = try await CLI.run(serve + ["--port", port])
         #expect(inUse.status == 64, "\(inUse.stderr)")
         #expect(inUse.stderr.contains("cannot listen on 127.0.0.1:\(port): the address is in use"), "\(inUse.stderr)")
-        let unknown = try CLI.run(serve + ["--host", "999.1.1.1"])
+        let unknown = try await CLI.run(serve + ["--host", "999.1.1.1"])
         #expect(unknown.status == 64, "\(unknown.stderr)")
         #expect(unknown.stderr.contains("cannot listen on --host 999.1.1.1"), "\(unknown.stderr)")
         // 192.0.2.1 (TEST-NET-1) is no address of this machine.
-        let elsewhere = try CLI.run(serve + ["--host", "192.0.2.1"])
+        let elsewhere = try await CLI.run(serve + ["--host", "192.0.2.1"])
         #expect(elsewhere.status == 64, "\(elsewhere.stderr)")
         #expect(elsewhere.stderr.contains("not an address of this machine"), "\(elsewhere.stderr)")
         for result in [inUse, unknown, elsewhere] {
@@ -170,48 +170,50 @@ struct ExitCodeTests {
     }
 
     @Test("65 data, 66 no store or keys file, 73 cannot create; every code documented in --help")
-    func otherCodes() throws {
+    func otherCodes() async throws {
         let directory = try CLI.temporaryDirectory("exit")
         defer { try? FileManager.default.removeItem(atPath: directory) }
-        let noStore = try CLI.run(["summary", "--data-dir", directory + "/none"])
+        let noStore = try await CLI.run(["summary", "--data-dir", directory + "/none"])
         #expect(noStore.status == 66)
         #expect(noStore.stderr.contains("no file store at \(directory)/none"))
         let garbage = directory + "/garbage.ndjson"
         try CLI.write(["not json", "still not json"], to: garbage)
-        let nothingAccepted = try CLI.run(["ingest", garbage, "--data-dir", directory + "/data", "--quiet"])
+        let nothingAccepted = try await CLI.run(["ingest", garbage, "--data-dir", directory + "/data", "--quiet"])
         #expect(nothingAccepted.status == 65, "\(nothingAccepted.stderr)")
         let file = directory + "/a-file"
         try "x".write(toFile: file, atomically: true, encoding: .utf8)
-        let unwritable = try CLI.run(["ingest", garbage, "--data-dir", file + "/data", "--quiet"])
+        let unwritable = try await CLI.run(["ingest", garbage, "--data-dir", file + "/data", "--quiet"])
         #expect(unwritable.status == 73, "\(unwritable.stderr)")
         let brokenRegistry = directory + "/registry"
         try FileManager.default.createDirectory(atPath: brokenRegistry, withIntermediateDirectories: true)
         try "{ not json".write(toFile: brokenRegistry + "/shop.json", atomically: true, encoding: .utf8)
-        let registry = try CLI.run(["ingest", garbage, "--registry", brokenRegistry, "--data-dir", directory + "/d"])
+        let registry = try await CLI.run([
+            "ingest", garbage, "--registry", brokenRegistry, "--data-dir", directory + "/d",
+        ])
         #expect(registry.status == 65, "a registry with problems is a data error: \(registry.stderr)")
         // No registry there: a missing input, 64 in every command (as for `keys add --registry`).
         for command in [
             ["ingest", garbage], ["serve", "--allow-anonymous"], ["status", "--data-dir", directory],
             ["schema", "lint"],
         ] {
-            let missing = try CLI.run(command + ["--registry", directory + "/no-registry"])
+            let missing = try await CLI.run(command + ["--registry", directory + "/no-registry"])
             #expect(missing.status == 64 && missing.stderr.contains("does not exist"), "\(command): \(missing.stderr)")
         }
         // An output under a regular file cannot be created: 73, as for the keys file below.
-        let generated = try CLI.run([
+        let generated = try await CLI.run([
             "schema", "generate", "--swift", "--registry", "Examples/registry", "--output", file + "/out",
         ])
         #expect(generated.status == 73 && generated.stderr.contains("not a directory"), "\(generated.stderr)")
         // Keys files: missing is 66, not a keys file 65 (with the key that is wrong), unwritable 73,
         // each in the system's words rather than Foundation's "NSCocoaErrorDomain error 512".
-        let noKeys = try CLI.run(["keys", "list", "--keys", directory + "/none.json"])
+        let noKeys = try await CLI.run(["keys", "list", "--keys", directory + "/none.json"])
         #expect(noKeys.status == 66 && noKeys.stderr.contains("tally keys add --keys"), "\(noKeys.stderr)")
         let wrongKeys = directory + "/wrong.json"
         try #"{"keys":[{"source":"app"}]}"#.write(toFile: wrongKeys, atomically: true, encoding: .utf8)
-        let wrong = try CLI.run(["keys", "list", "--keys", wrongKeys])
+        let wrong = try await CLI.run(["keys", "list", "--keys", wrongKeys])
         #expect(wrong.status == 65 && wrong.stderr.contains(#"$.keys[0] has no "sha256""#), "\(wrong.stderr)")
         try #"{"keys":[{"sha256":"abc","source":"app"}]}"#.write(toFile: wrongKeys, atomically: true, encoding: .utf8)
-        let badHash = try CLI.run(["keys", "list", "--keys", wrongKeys])
+        let badHash = try await CLI.run(["keys", "list", "--keys", wrongKeys])
         #expect(badHash.status == 65 && badHash.stderr.contains("$.keys[0].sha256: not a SHA-256"), "\(badHash.stderr)")
         // Not JSON at all: the line and column, which Foundation's decoder does not give.
         try "{\n  \"keys\": [\n    {\"source\": \"app\",}\n  ]\n}\n".write(
@@ -219,25 +221,25 @@ struct ExitCodeTests {
             atomically: true,
             encoding: .utf8
         )
-        let notJSON = try CLI.run(["keys", "list", "--keys", wrongKeys])
+        let notJSON = try await CLI.run(["keys", "list", "--keys", wrongKeys])
         #expect(notJSON.status == 65 && notJSON.stderr.contains("line 3, column 22"), "\(notJSON.stderr)")
         // No keys yet: said, with what makes one (not an empty output).
         try #"{"keys":[]}"#.write(toFile: wrongKeys, atomically: true, encoding: .utf8)
-        let empty = try CLI.run(["keys", "list", "--keys", wrongKeys])
+        let empty = try await CLI.run(["keys", "list", "--keys", wrongKeys])
         #expect(empty.status == 0 && empty.stderr.contains("no keys in"), "\(empty.stderr)")
         // A relative --registry is stored absolute: `tally serve` would read it from the keys file's directory.
-        let relative = try CLI.run([
+        let relative = try await CLI.run([
             "keys", "add", "--keys", directory + "/keys.json", "--source", "app", "--registry", "Examples/registry",
         ])
         #expect(relative.status == 0, "\(relative.stderr)")
-        let listed = try CLI.run(["keys", "list", "--keys", directory + "/keys.json"])
+        let listed = try await CLI.run(["keys", "list", "--keys", directory + "/keys.json"])
         let absolute = FileManager.default.currentDirectoryPath + "/Examples/registry"
         #expect(listed.stdout.contains("registry=\(absolute)"), "\(listed.stdout)")
-        let unwritableKeys = try CLI.run(["keys", "add", "--keys", file + "/keys.json", "--source", "app"])
+        let unwritableKeys = try await CLI.run(["keys", "add", "--keys", file + "/keys.json", "--source", "app"])
         #expect(unwritableKeys.status == 73, "\(unwritableKeys.stderr)")
         #expect(unwritableKeys.stderr.contains("not a directory"), "\(unwritableKeys.stderr)")
         #expect(!unwritableKeys.stderr.contains("NSCocoaErrorDomain"), "\(unwritableKeys.stderr)")
-        let help = try CLI.run(["--help"])
+        let help = try await CLI.run(["--help"])
         for code in ["64", "65", "66", "69", "73", "74", "75"] {
             #expect(help.stdout.contains(code), "tally --help documents \(code)")
         }
@@ -257,9 +259,9 @@ struct ExitCodeTests {
     }
 
     @Test("help names real commands: the root's and a subcommand's help, exit 0")
-    func helpTopics() throws {
+    func helpTopics() async throws {
         for topic in [["help"], ["help", "ingest"], ["help", "schema", "lint"], ["help", "keys"]] {
-            let result = try CLI.run(topic)
+            let result = try await CLI.run(topic)
             #expect(result.status == 0, "\(topic): \(result.stderr)")
             #expect(result.stdout.contains("USAGE: tally"), "\(topic)")
         }

@@ -7,8 +7,8 @@ import Testing
 /// Segment and PostHog exports into the file store, through the `tally` binary as a user runs it.
 @Suite("Segment and PostHog files into the file store (CLI)", .serialized)
 struct ForeignFormatIngestTests {
-    static func run(_ arguments: [String]) throws -> (status: Int32, stdout: String, stderr: String) {
-        try ChildProcess("tally", arguments: arguments).wait()
+    static func run(_ arguments: [String]) async throws -> (status: Int32, stdout: String, stderr: String) {
+        try await ChildProcess("tally", arguments: arguments).wait()
     }
 
     static func report(_ stdout: String) throws -> [String: Any] {
@@ -18,7 +18,7 @@ struct ForeignFormatIngestTests {
     @Test(
         "every call type, nested properties, Title Case names, string ids, batch wrappers: zero rejects, exact counts, byte-exact properties, a re-run stores nothing new"
     )
-    func segmentAndPostHogIntoFileStore() throws {
+    func segmentAndPostHogIntoFileStore() async throws {
         let directory = NSTemporaryDirectory() + "tally-foreign-" + UUID().uuidString
         try FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: true)
         defer { try? FileManager.default.removeItem(atPath: directory) }
@@ -40,7 +40,9 @@ struct ForeignFormatIngestTests {
         for (index, arguments) in [
             [segment, "--format", "segment"], [posthog, "--format", "posthog"], [segment, posthog],
         ].enumerated() {
-            let result = try Self.run(["ingest"] + arguments + ["--data-dir", data, "--report", "json", "--quiet"])
+            let result = try await Self.run(
+                ["ingest"] + arguments + ["--data-dir", data, "--report", "json", "--quiet"]
+            )
             #expect(result.status == 0, "\(result.stderr)")
             let report = try Self.report(result.stdout)
             #expect(report["rejected"] as? Int == 0, "\(result.stdout)")
@@ -77,7 +79,7 @@ struct ForeignFormatIngestTests {
         #expect(checked == 2 * 800)  // each file ingested twice, every copy checked
 
         // The summary counts each event once, however often it was ingested.
-        let summary = try Self.run(["summary", "--by", "event", "--format", "json", "--data-dir", data])
+        let summary = try await Self.run(["summary", "--by", "event", "--format", "json", "--data-dir", data])
         #expect(summary.status == 0, "\(summary.stderr)")
         let totals = try Self.report(summary.stdout)
         #expect(totals["total_events"] as? Int == samples.eventCounts.values.reduce(0, +))
@@ -86,7 +88,7 @@ struct ForeignFormatIngestTests {
     }
 
     @Test("one message sent with a dashed, an upper-case, a 32-hex and a braced UUID is stored once")
-    func uuidSpellingsAreOneEvent() throws {
+    func uuidSpellingsAreOneEvent() async throws {
         let directory = NSTemporaryDirectory() + "tally-ids-" + UUID().uuidString
         try FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: true)
         defer { try? FileManager.default.removeItem(atPath: directory) }
@@ -102,10 +104,10 @@ struct ForeignFormatIngestTests {
         let input = directory + "/ids.ndjson"
         try lines.joined(separator: "\n").write(toFile: input, atomically: true, encoding: .utf8)
         let data = directory + "/data"
-        let result = try Self.run(["ingest", input, "--data-dir", data, "--report", "json", "--quiet"])
+        let result = try await Self.run(["ingest", input, "--data-dir", data, "--report", "json", "--quiet"])
         #expect(result.status == 0, "\(result.stderr)")
         #expect(try Self.report(result.stdout)["rejected"] as? Int == 0)
-        let summary = try Self.run(["summary", "--by", "event", "--format", "json", "--data-dir", data])
+        let summary = try await Self.run(["summary", "--by", "event", "--format", "json", "--data-dir", data])
         let totals = try Self.report(summary.stdout)
         #expect(totals["total_events"] as? Int == 1, "\(summary.stdout)")
         #expect(totals["duplicates_skipped"] as? Int == 7)

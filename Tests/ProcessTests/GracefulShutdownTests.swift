@@ -33,7 +33,7 @@ struct GracefulShutdownTests {
         }
         child.signal(signal)
         let started = Date()
-        let (status, _, stderr) = child.wait()
+        let (status, _, stderr) = await child.wait()
         #expect(Date().timeIntervalSince(started) < 10, "exits within a bounded time")
         #expect(status == 0, "stderr: \(stderr)")
 

@@ -50,7 +50,7 @@ struct IdleStdinShutdownTests {
 
         let signalled = ContinuousClock.now
         child.signal(SIGTERM)
-        let result = child.wait(timeout: .seconds(30))
+        let result = await child.wait(timeout: .seconds(30))
         let elapsed = ContinuousClock.now - signalled
         // stdin stays open all along: the exit owes nothing to an end of input.
         try? input.fileHandleForWriting.close()
@@ -75,7 +75,7 @@ struct IdleStdinShutdownTests {
         try await Eventually.wait(until: "waiting on stdin") { Self.isPolling(child.process.processIdentifier) }
         let signalled = ContinuousClock.now
         child.signal(SIGTERM)
-        let result = child.wait(timeout: .seconds(30))
+        let result = await child.wait(timeout: .seconds(30))
         let elapsed = ContinuousClock.now - signalled
         try? input.fileHandleForWriting.close()
         #expect(elapsed < .seconds(1), "exited \(elapsed) after SIGTERM")

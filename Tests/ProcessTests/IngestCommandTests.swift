@@ -5,8 +5,8 @@ import Testing
 /// `tally ingest` and `tally summary` as a user runs them.
 @Suite("tally ingest and summary (CLI)", .serialized)
 struct IngestCommandTests {
-    static func run(_ arguments: [String]) throws -> (status: Int32, stdout: String, stderr: String) {
-        try ChildProcess("tally", arguments: arguments).wait()
+    static func run(_ arguments: [String]) async throws -> (status: Int32, stdout: String, stderr: String) {
+        try await ChildProcess("tally", arguments: arguments).wait()
     }
 
     static func temporaryDirectory() throws -> String {
@@ -16,8 +16,8 @@ struct IngestCommandTests {
     }
 
     /// A generated file with duplicates: repeated lines, and lines without event_id (ids from their bytes).
-    static func inputWithDuplicates(in directory: String) throws -> String {
-        let generated = try run(["generate", "--events", "3000", "--seed", "11"])
+    static func inputWithDuplicates(in directory: String) async throws -> String {
+        let generated = try await run(["generate", "--events", "3000", "--seed", "11"])
         #expect(generated.status == 0)
         var lines = generated.stdout.split(separator: "\n").map(String.init)
         let withoutIDs = lines.prefix(200).map { line in
@@ -49,14 +49,14 @@ struct IngestCommandTests {
     }
 
     @Test("summary --by feature --format json agrees with independent counts; a second ingest changes nothing")
-    func summaryMatchesAndIngestIsIdempotent() throws {
+    func summaryMatchesAndIngestIsIdempotent() async throws {
         let directory = try Self.temporaryDirectory()
         defer { try? FileManager.default.removeItem(atPath: directory) }
-        let input = try Self.inputWithDuplicates(in: directory)
+        let input = try await Self.inputWithDuplicates(in: directory)
         let data = directory + "/data"
-        let first = try Self.run(["ingest", input, "--data-dir", data, "--quiet"])
+        let first = try await Self.run(["ingest", input, "--data-dir", data, "--quiet"])
         #expect(first.status == 0, "\(first.stderr)")
-        let summary = try Self.run(["summary", "--by", "feature", "--format", "json", "--data-dir", data])
+        let summary = try await Self.run(["summary", "--by", "feature", "--format", "json", "--data-dir", data])
         #expect(summary.status == 0)
         let parsed = try JSONSerialization.jsonObject(with: Data(summary.stdout.utf8)) as! [String: Any]
         let rows = parsed["rows"] as! [[String: Any]]
@@ -69,22 +69,28 @@ struct IngestCommandTests {
         }
 
         let groupings = ["feature", "event", "day", "hour"]
-        let before = try groupings.map {
-            try Self.run(["summary", "--by", $0, "--format", "csv", "--data-dir", data]).stdout
+        var before: [String] = []
+        for grouping in groupings {
+            before.append(
+                try await Self.run(["summary", "--by", grouping, "--format", "csv", "--data-dir", data]).stdout
+            )
         }
-        let second = try Self.run(["ingest", input, "--data-dir", data, "--quiet"])
+        let second = try await Self.run(["ingest", input, "--data-dir", data, "--quiet"])
         #expect(second.status == 0)
-        let after = try groupings.map {
-            try Self.run(["summary", "--by", $0, "--format", "csv", "--data-dir", data]).stdout
+        var after: [String] = []
+        for grouping in groupings {
+            after.append(
+                try await Self.run(["summary", "--by", grouping, "--format", "csv", "--data-dir", data]).stdout
+            )
         }
         #expect(after == before, "a second ingest of the same file changes no count")
-        let afterTwice = try Self.run(["summary", "--by", "feature", "--format", "json", "--data-dir", data])
+        let afterTwice = try await Self.run(["summary", "--by", "feature", "--format", "json", "--data-dir", data])
         let rowsTwice = (try JSONSerialization.jsonObject(with: Data(afterTwice.stdout.utf8)) as! [String: Any])["rows"]
         #expect((rowsTwice as! [[String: Any]]).map { $0["events"] as! Int } == rows.map { $0["events"] as! Int })
     }
 
     @Test("rejects: file, line, reason and raw line; --max-rejects stops with exit 65; empty input is 0 events, exit 0")
-    func rejectsAndExitCodes() throws {
+    func rejectsAndExitCodes() async throws {
         let directory = try Self.temporaryDirectory()
         defer { try? FileManager.default.removeItem(atPath: directory) }
         let input = directory + "/bad.ndjson"
@@ -95,7 +101,7 @@ struct IngestCommandTests {
         ]
         .joined(separator: "\r\n").write(toFile: input, atomically: true, encoding: .utf8)
         let rejects = directory + "/rejects.ndjson"
-        let result = try Self.run([
+        let result = try await Self.run([
             "ingest", input, "--data-dir", directory + "/data", "--rejects", rejects, "--report", "json",
         ])
         #expect(result.status == 0, "\(result.stderr)")
@@ -108,7 +114,7 @@ struct IngestCommandTests {
         #expect(rejected[0].contains(#""line":2,"reason":"malformed_json""#))
         #expect(rejected[0].contains(#""raw":"{\"name\":\"episode_list_viewed\"""#))
 
-        let strict = try Self.run([
+        let strict = try await Self.run([
             "ingest", input, "--data-dir", directory + "/data2", "--max-rejects", "0", "--quiet",
         ])
         #expect(strict.status == 65)
@@ -116,28 +122,28 @@ struct IngestCommandTests {
 
         let empty = directory + "/empty.ndjson"
         _ = FileManager.default.createFile(atPath: empty, contents: Data())
-        let nothing = try Self.run(["ingest", empty, "--data-dir", directory + "/data3", "--report", "json"])
+        let nothing = try await Self.run(["ingest", empty, "--data-dir", directory + "/data3", "--report", "json"])
         #expect(nothing.status == 0)
         #expect(nothing.stdout.contains(#""lines":0,"accepted":0"#))
 
-        let missing = try Self.run(["ingest", directory + "/nope.ndjson"])
+        let missing = try await Self.run(["ingest", directory + "/nope.ndjson"])
         #expect(missing.status == 64)
         #expect(missing.stderr.contains("does not exist"))
     }
 
     @Test("summary filters and formats")
-    func summaryFilters() throws {
+    func summaryFilters() async throws {
         let directory = try Self.temporaryDirectory()
         defer { try? FileManager.default.removeItem(atPath: directory) }
         let input = directory + "/in.ndjson"
-        try (try Self.run(["generate", "--events", "500"])).stdout.write(
+        try await (try Self.run(["generate", "--events", "500"])).stdout.write(
             toFile: input,
             atomically: true,
             encoding: .utf8
         )
         let data = directory + "/data"
-        #expect(try Self.run(["ingest", input, "--data-dir", data, "--quiet"]).status == 0)
-        let day = try Self.run([
+        await #expect(try Self.run(["ingest", input, "--data-dir", data, "--quiet"]).status == 0)
+        let day = try await Self.run([
             "summary", "--by", "day", "--feature", "player", "--since", "2026-11-20", "--until", "2026-11-22",
             "--data-dir", data,
         ])
@@ -146,7 +152,7 @@ struct IngestCommandTests {
             day.stdout.contains("2026-11-20") && day.stdout.contains("2026-11-21") && !day.stdout.contains("2026-11-19")
         )
         #expect(day.stdout.contains("█"))
-        let csv = try Self.run([
+        let csv = try await Self.run([
             "summary", "--by", "event", "--event", "player_opened", "--format", "csv", "--data-dir", data,
         ])
         #expect(
@@ -154,9 +160,9 @@ struct IngestCommandTests {
                 "event,events,unique_users,event_types,first_seen,last_seen,estimated_events\nplayer_opened,"
             )
         )
-        let bad = try Self.run(["summary", "--since", "last tuesday", "--data-dir", data])
+        let bad = try await Self.run(["summary", "--since", "last tuesday", "--data-dir", data])
         #expect(bad.status == 64)
-        let nowhere = try Self.run(["summary", "--data-dir", directory + "/none"])
+        let nowhere = try await Self.run(["summary", "--data-dir", directory + "/none"])
         #expect(nowhere.status == 66)
     }
 }

@@ -21,13 +21,14 @@ struct ReplayCommandTests {
         #"{"name":"shop_viewed","occurred_at":"2026-11-22T10:\#(String(format: "%02d", index % 60)):00Z","user_id":"u\#(index)","properties":{"sku":\#(sku ?? "\"s-\(index)\"")\#(coupon ? #","coupon":"C""# : "")}}"#
     }
 
-    static func totalEvents(_ data: String) throws -> Int? {
-        try CLI.json(try CLI.run(["summary", "--format", "json", "--data-dir", data]).stdout)["total_events"] as? Int
+    static func totalEvents(_ data: String) async throws -> Int? {
+        try await CLI.json(try CLI.run(["summary", "--format", "json", "--data-dir", data]).stdout)["total_events"]
+            as? Int
     }
 
     @Test("--help explains and gives examples; bad usage is 64, no store is 66")
-    func helpAndUsage() throws {
-        let help = try CLI.run(["replay", "--help"])
+    func helpAndUsage() async throws {
+        let help = try await CLI.run(["replay", "--help"])
         #expect(help.status == 0)
         #expect(help.stdout.contains("Examples:") && help.stdout.contains("tally replay --failed-events"))
         let directory = try CLI.temporaryDirectory("replay")
@@ -43,14 +44,14 @@ struct ReplayCommandTests {
             (["replay", "--failed-events", "--database-url", CLI.downDatabase], 69, "cannot connect"),
         ]
         for (arguments, status, message) in cases {
-            let result = try CLI.run(arguments)
+            let result = try await CLI.run(arguments)
             #expect(result.status == status, "\(arguments): \(result.stderr)")
             #expect(result.stderr.contains(message), "\(arguments): \(result.stderr)")
         }
     }
 
     @Test("a plan fixed after ingest rejected lines: replay stores them once, keeps the line still invalid")
-    func fixedPlanThenReplay() throws {
+    func fixedPlanThenReplay() async throws {
         let directory = try CLI.temporaryDirectory("replay")
         defer { try? FileManager.default.removeItem(atPath: directory) }
         let (data, input) = (directory + "/data", directory + "/export.ndjson")
@@ -58,25 +59,25 @@ struct ReplayCommandTests {
             (0..<6).map { Self.shop($0) } + (6..<9).map { Self.shop($0, coupon: true) } + [Self.shop(9, sku: "9")]
         try CLI.write(lines, to: input)
         let old = try Self.plans(fixed: false, in: directory)
-        let ingest = try CLI.run(["ingest", input, "--registry", old, "--data-dir", data, "--quiet"])
+        let ingest = try await CLI.run(["ingest", input, "--registry", old, "--data-dir", data, "--quiet"])
         #expect(ingest.status == 0, "\(ingest.stderr)")
-        #expect(try Self.totalEvents(data) == 6)
+        await #expect(try Self.totalEvents(data) == 6)
         let rejectsDirectory = data + "/rejects"
         let rejects =
             rejectsDirectory + "/" + (try FileManager.default.contentsOfDirectory(atPath: rejectsDirectory)[0])
 
         let fixed = try Self.plans(fixed: true, in: directory)
-        let dry = try CLI.run(["replay", "--registry", fixed, "--data-dir", data, "--dry-run"])
+        let dry = try await CLI.run(["replay", "--registry", fixed, "--data-dir", data, "--dry-run"])
         #expect(dry.status == 0, "\(dry.stderr)")
         #expect(dry.stdout.contains("dry run") && dry.stdout.contains("3 replayed"), "\(dry.stdout)")
-        #expect(try Self.totalEvents(data) == 6)
+        await #expect(try Self.totalEvents(data) == 6)
 
-        let replay = try CLI.run(["replay", "--registry", fixed, "--data-dir", data, "--report", "json"])
+        let replay = try await CLI.run(["replay", "--registry", fixed, "--data-dir", data, "--report", "json"])
         #expect(replay.status == 0, "\(replay.stderr)")
         let report = try CLI.json(replay.stdout)
         #expect(report["replayed"] as? Int == 3 && report["events_stored"] as? Int == 3)
         #expect(report["still_failing"] as? Int == 1)
-        #expect(try Self.totalEvents(data) == 9)
+        await #expect(try Self.totalEvents(data) == 9)
         let left = try String(contentsOfFile: rejects, encoding: .utf8).split(separator: "\n")
         #expect(left.count == 1)
         let kept = try CLI.json(String(left[0]))
@@ -84,10 +85,10 @@ struct ReplayCommandTests {
         #expect(kept["raw"] as? String == lines[9], "the line as it was read")
 
         // Again: nothing more to store; the line that still fails stays, and the run says so (65).
-        let again = try CLI.run(["replay", "--registry", fixed, "--data-dir", data])
+        let again = try await CLI.run(["replay", "--registry", fixed, "--data-dir", data])
         #expect(again.status == 65, "\(again.stdout) \(again.stderr)")
         #expect(again.stderr.contains("nothing could be replayed"))
-        #expect(try Self.totalEvents(data) == 9)
+        await #expect(try Self.totalEvents(data) == 9)
         let physical = try FileManager.default.contentsOfDirectory(atPath: data + "/events").reduce(0) {
             $0 + (try String(contentsOfFile: data + "/events/" + $1, encoding: .utf8)).split(separator: "\n").count
         }
@@ -95,11 +96,11 @@ struct ReplayCommandTests {
     }
 
     @Test("dead letters replayed into the file store: killed with -9 mid-way and run again, each event stored once")
-    func killedThenRerun() throws {
+    func killedThenRerun() async throws {
         let directory = try CLI.temporaryDirectory("replay")
         defer { try? FileManager.default.removeItem(atPath: directory) }
         let data = directory + "/data"
-        let generated = try CLI.run(["generate", "--events", "150000", "--seed", "9", "--days", "2"])
+        let generated = try await CLI.run(["generate", "--events", "150000", "--seed", "9", "--days", "2"])
         try FileManager.default.createDirectory(atPath: data + "/dead-letter", withIntermediateDirectories: true)
         var letters = ""
         for line in generated.stdout.split(separator: "\n") {
@@ -112,8 +113,8 @@ struct ReplayCommandTests {
         // What the store must hold in the end.
         let reference = directory + "/reference.ndjson"
         try generated.stdout.write(toFile: reference, atomically: true, encoding: .utf8)
-        #expect(try CLI.run(["ingest", reference, "--data-dir", directory + "/expected", "--quiet"]).status == 0)
-        let expected = try #require(try Self.totalEvents(directory + "/expected"))
+        await #expect(try CLI.run(["ingest", reference, "--data-dir", directory + "/expected", "--quiet"]).status == 0)
+        let expected = try await #require(try Self.totalEvents(directory + "/expected"))
 
         let replay = try ChildProcess(
             "tally",
@@ -125,17 +126,17 @@ struct ReplayCommandTests {
         while replay.process.isRunning,
             ((try? FileManager.default.contentsOfDirectory(atPath: events)) ?? []).isEmpty
         {
-            Thread.sleep(forTimeInterval: 0.005)
+            try await Task.sleep(for: .milliseconds(5))
         }
         replay.signal(SIGKILL)
-        _ = replay.wait(timeout: .seconds(60))
+        _ = await replay.wait(timeout: .seconds(60))
         #expect(FileManager.default.fileExists(atPath: file), "the dead-letter file is still there")
 
-        let rerun = try CLI.run(["replay", "--data-dir", data, "--report", "json"])
+        let rerun = try await CLI.run(["replay", "--data-dir", data, "--report", "json"])
         #expect(rerun.status == 0, "\(rerun.stderr)")
         #expect(!FileManager.default.fileExists(atPath: file), "nothing remains")
-        #expect(try Self.totalEvents(data) == expected)
-        let summary = try CLI.json(try CLI.run(["summary", "--format", "json", "--data-dir", data]).stdout)
+        await #expect(try Self.totalEvents(data) == expected)
+        let summary = try await CLI.json(try CLI.run(["summary", "--format", "json", "--data-dir", data]).stdout)
         #expect(summary["duplicates_skipped"] as? Int == 0, "no event appended twice")
     }
 }

@@ -7,9 +7,9 @@ import Testing
 /// reports run and lint with their file and JSON path.
 @Suite("tally report (CLI)", .serialized)
 struct ReportCommandTests {
-    static func store() throws -> String {
+    static func store() async throws -> String {
         let directory = try CLI.temporaryDirectory("report")
-        let result = try CLI.run([
+        let result = try await CLI.run([
             "ingest", "Examples/sample/events.ndjson", "--data-dir", directory + "/data", "--quiet",
         ])
         #expect(result.status == 0, "\(result.stderr)")
@@ -17,8 +17,8 @@ struct ReportCommandTests {
     }
 
     @Test("bad input is 64 with what is wrong")
-    func badInput() throws {
-        let directory = try Self.store()
+    func badInput() async throws {
+        let directory = try await Self.store()
         defer { try? FileManager.default.removeItem(atPath: directory) }
         let data = ["--data-dir", directory + "/data"]
         let steps = (1...11).flatMap { ["--step", "e\($0)"] }
@@ -49,17 +49,17 @@ struct ReportCommandTests {
             (["report", "retention", "--start", "a", "--return", "b", "--periods", "0"] + data, "1 to 366"),
         ]
         for (arguments, message) in cases {
-            let result = try CLI.run(arguments)
+            let result = try await CLI.run(arguments)
             #expect(result.status == 64, "\(arguments): \(result.stderr)")
             #expect(result.stderr.contains(message), "\(arguments): \(result.stderr)")
         }
     }
 
     @Test("an event the store never holds: a note on stderr, zeros on stdout, exit 0")
-    func unknownEvent() throws {
-        let directory = try Self.store()
+    func unknownEvent() async throws {
+        let directory = try await Self.store()
         defer { try? FileManager.default.removeItem(atPath: directory) }
-        let result = try CLI.run([
+        let result = try await CLI.run([
             "report", "trends", "--event", "no_such_event", "--since", "2026-11-08", "--until", "2026-11-10",
             "--data-dir", directory + "/data", "--format", "json",
         ])
@@ -72,8 +72,8 @@ struct ReportCommandTests {
     }
 
     @Test("saved reports: run by name, a dashboard in order; lint names the file and the JSON path")
-    func savedReports() throws {
-        let directory = try Self.store()
+    func savedReports() async throws {
+        let directory = try await Self.store()
         defer { try? FileManager.default.removeItem(atPath: directory) }
         let reports = directory + "/reports"
         try FileManager.default.createDirectory(atPath: reports, withIntermediateDirectories: true)
@@ -92,14 +92,14 @@ struct ReportCommandTests {
             """#
         try dashboard.write(toFile: reports + "/home.json", atomically: true, encoding: .utf8)
         let data = ["--data-dir", directory + "/data"]
-        let run = try CLI.run(["report", "run", "browse", "--reports", reports, "--format", "json"] + data)
+        let run = try await CLI.run(["report", "run", "browse", "--reports", reports, "--format", "json"] + data)
         #expect(run.status == 0, "\(run.stderr)")
         #expect(try CLI.json(run.stdout)["kind"] as? String == "funnel")
-        let home = try CLI.run(["report", "run", "home", "--reports", reports] + data)
+        let home = try await CLI.run(["report", "run", "home", "--reports", reports] + data)
         #expect(home.status == 0, "\(home.stderr)")
         #expect(home.stdout.contains("## Views") && home.stdout.contains("breakdown by properties.speed"))
         #expect(home.stdout.range(of: "## Views")!.lowerBound < home.stdout.range(of: "breakdown by")!.lowerBound)
-        let clean = try CLI.run(["report", "lint", reports, "--registry", "Examples/registry"])
+        let clean = try await CLI.run(["report", "lint", reports, "--registry", "Examples/registry"])
         #expect(clean.status == 0, "\(clean.stdout) \(clean.stderr)")
         #expect(clean.stdout.contains("ok: 3 reports in 2 files"))
         let broken =
@@ -107,11 +107,11 @@ struct ReportCommandTests {
         try broken.write(toFile: reports + "/broken.json", atomically: true, encoding: .utf8)
         let unknown = #"{"kind": "trends", "events": ["no_such_event"]}"#
         try unknown.write(toFile: reports + "/unknown.json", atomically: true, encoding: .utf8)
-        let lint = try CLI.run(["report", "lint", reports, "--registry", "Examples/registry"])
+        let lint = try await CLI.run(["report", "lint", reports, "--registry", "Examples/registry"])
         #expect(lint.status == 1)
         #expect(lint.stdout.contains("broken.json: $.steps[1].filters[0].op: unknown operator \"~\""), "\(lint.stdout)")
         #expect(lint.stdout.contains("unknown.json: warning: no tracking plan declares the event \"no_such_event\""))
-        let missing = try CLI.run(["report", "run", "nope", "--reports", reports] + data)
+        let missing = try await CLI.run(["report", "run", "nope", "--reports", reports] + data)
         #expect(missing.status == 64)
     }
 }

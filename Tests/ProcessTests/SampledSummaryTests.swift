@@ -40,10 +40,10 @@ struct SampledSummaryTests {
     func bothStores() async throws {
         let directory = try CLI.temporaryDirectory("sampled")
         defer { try? FileManager.default.removeItem(atPath: directory) }
-        let data = try CLI.store(Self.lines(), in: directory)
+        let data = try await CLI.store(Self.lines(), in: directory)
         let database = try await TestDatabase.create()
-        #expect(try TestDatabase.tally(["migrate", "--database-url", database.url]).status == 0)
-        let loaded = try CLI.run([
+        #expect(try await TestDatabase.tally(["migrate", "--database-url", database.url]).status == 0)
+        let loaded = try await CLI.run([
             "ingest", directory + "/input.ndjson", "--sink", "postgres", "--database-url", database.url, "--quiet",
         ])
         #expect(loaded.status == 0, "\(loaded.stderr)")
@@ -52,10 +52,10 @@ struct SampledSummaryTests {
             "episode_detail_viewed": (10, 40),
         ]
         for grouping in ["event", "day", "feature"] {
-            let file = try CLI.json(
+            let file = try await CLI.json(
                 try CLI.run(["summary", "--data-dir", data, "--by", grouping, "--format", "json"]).stdout
             )
-            let postgres = try CLI.json(
+            let postgres = try await CLI.json(
                 try CLI.run(["summary", "--database-url", database.url, "--by", grouping, "--format", "json"]).stdout
             )
             let fileRows = Self.rows(file)
@@ -83,7 +83,7 @@ struct SampledSummaryTests {
         }
         // The table labels which is which, from both stores; the footer says how estimates are made.
         for arguments in [["--data-dir", data], ["--database-url", database.url]] {
-            let table = try CLI.run(["summary", "--by", "event"] + arguments)
+            let table = try await CLI.run(["summary", "--by", "event"] + arguments)
             #expect(table.status == 0, "\(table.stderr)")
             #expect(table.stdout.contains("events (stored)") && table.stdout.contains("estimated"), "\(table.stdout)")
             #expect(table.stdout.contains("~200"), "\(table.stdout)")
@@ -94,15 +94,15 @@ struct SampledSummaryTests {
             #expect(table.stdout.contains("counts 1 / sample_rate times"), "\(table.stdout)")
         }
         // The rollups' estimate equals the events' (the raw GROUP BY path).
-        let exact = try CLI.json(
+        let exact = try await CLI.json(
             try CLI.run(["summary", "--database-url", database.url, "--by", "hour", "--format", "json"]).stdout
         )
         #expect(exact["estimated_total_events"] as? Int == 250)
         // Unsampled data: no estimate column in the table, estimates equal to the counts in JSON.
-        let plain = try CLI.store([CLI.event()], in: directory + "/plain")
-        let table = try CLI.run(["summary", "--data-dir", plain]).stdout
+        let plain = try await CLI.store([CLI.event()], in: directory + "/plain")
+        let table = try await CLI.run(["summary", "--data-dir", plain]).stdout
         #expect(!table.contains("estimated") && table.contains("1 event in 1 feature\n"), "\(table)")
-        let json = try CLI.json(try CLI.run(["summary", "--data-dir", plain, "--format", "json"]).stdout)
+        let json = try await CLI.json(try CLI.run(["summary", "--data-dir", plain, "--format", "json"]).stdout)
         #expect(json["estimated_total_events"] as? Int == 1 && json["sampled"] as? Bool == false)
         await database.drop()
     }

@@ -23,9 +23,9 @@ struct GeneratedCodeCompilerTests {
         """
 
     @Test("a value of the wrong type and a misspelled event do not compile, and the compiler says why")
-    func compilerErrors() throws {
+    func compilerErrors() async throws {
         let files = try Typecheck.generate(registry: Self.examples)
-        let wrongType = try Typecheck.run(
+        let wrongType = try await Typecheck.run(
             files,
             sources: [
                 "WrongType.swift": """
@@ -40,7 +40,7 @@ struct GeneratedCodeCompilerTests {
                 && wrongType.output.contains("cannot convert value of type 'String' to expected argument type 'Int'"),
             "\(wrongType.output)"
         )
-        let misspelled = try Typecheck.run(
+        let misspelled = try await Typecheck.run(
             files,
             sources: [
                 "Misspelled.swift": """
@@ -58,7 +58,7 @@ struct GeneratedCodeCompilerTests {
     }
 
     @Test("plans imported from Iglu Central and from a Segment Protocols export generate code that compiles")
-    func importedPlansCompile() throws {
+    func importedPlansCompile() async throws {
         var files = try Typecheck.generate(registry: Self.examples)
         let segment = NSTemporaryDirectory() + "tally-segment-" + UUID().uuidString
         try FileManager.default.createDirectory(atPath: segment + "/plans", withIntermediateDirectories: true)
@@ -73,7 +73,7 @@ struct GeneratedCodeCompilerTests {
         try Self.write(report.plans, to: directory)
         let igluPlans = report.plans.count
         files += try Typecheck.generate(registry: directory)
-        let result = try Typecheck.run(files, sources: ["Use.swift": Self.goodUse])
+        let result = try await Typecheck.run(files, sources: ["Use.swift": Self.goodUse])
         #expect(result.status == 0, "\(result.output.prefix(4_000))")
         print("typechecked \(files.count) generated files (\(igluPlans) Iglu Central plans) in one swiftc run")
     }

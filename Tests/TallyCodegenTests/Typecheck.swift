@@ -7,7 +7,8 @@ import TallyTestSupport
 /// module, in Swift 6 mode (strict concurrency).
 enum Typecheck {
     /// The compiler's verdict on `files` (paths), with `sources` (name → code) written beside them.
-    static func run(_ files: [String], sources: [String: String] = [:]) throws -> (status: Int32, output: String) {
+    static func run(_ files: [String], sources: [String: String] = [:]) async throws -> (status: Int32, output: String)
+    {
         let directory = NSTemporaryDirectory() + "tally-typecheck-" + UUID().uuidString
         try FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: true)
         defer { try? FileManager.default.removeItem(atPath: directory) }
@@ -18,7 +19,7 @@ enum Typecheck {
             paths.append(path)
         }
         let modules = ChildProcess.binaryDirectory.appendingPathComponent("Modules").path
-        let result = try Script.run(
+        let result = try await Script.run(
             ["-c", #"exec swiftc -typecheck -swift-version 6 -module-name Checked -I "$0" "$@" 2>&1"#, modules] + paths,
             timeout: .seconds(600)
         )

@@ -34,16 +34,15 @@ struct LiveDeliveryTests {
         }
 
         func stop() {
-            child.signal(SIGTERM)
-            _ = child.wait(timeout: .seconds(30))
-            try? FileManager.default.removeItem(atPath: work)
+            let work = self.work
+            child.terminate { try? FileManager.default.removeItem(atPath: work) }
         }
     }
 
-    static func startCollector() throws -> Collector {
+    static func startCollector() async throws -> Collector {
         let work = NSTemporaryDirectory() + "tally-delivery-" + UUID().uuidString
         try FileManager.default.createDirectory(atPath: work, withIntermediateDirectories: true)
-        let added = try TestDatabase.tally(["keys", "add", "--keys", work + "/keys.json", "--source", "app"])
+        let added = try await TestDatabase.tally(["keys", "add", "--keys", work + "/keys.json", "--source", "app"])
         let key = added.stdout.trimmingCharacters(in: .whitespacesAndNewlines)
         #expect(added.status == 0 && !key.isEmpty)
         let child = try ChildProcess(
@@ -53,7 +52,7 @@ struct LiveDeliveryTests {
                 "--registry", "Examples/registry",
             ]
         )
-        let line = try #require(child.standardErrorLine(containing: "listening on"))
+        let line = try await #require(child.standardErrorLine(containing: "listening on"))
         let port = try #require(Int(line.split(separator: ":").last ?? ""))
         return Collector(child: child, endpoint: URL(string: "http://127.0.0.1:\(port)")!, key: key, work: work)
     }
@@ -93,7 +92,7 @@ struct LiveDeliveryTests {
 
     @Test("every tracked event arrives exactly once; the outbox ends empty", arguments: [WireFormat.tally, .segment])
     func exactlyOnce(wire: WireFormat) async throws {
-        let collector = try Self.startCollector()
+        let collector = try await Self.startCollector()
         defer { collector.stop() }
         let outbox = collector.work + "/outbox"
         let delivery = try TallyDelivery(configuration: Self.configuration(collector, outbox: outbox, wire: wire))
@@ -114,7 +113,7 @@ struct LiveDeliveryTests {
 
     @Test("two deliveries on one outbox directory upload at once: each event stored once, no batch sent twice")
     func sharedOutbox() async throws {
-        let collector = try Self.startCollector()
+        let collector = try await Self.startCollector()
         defer { collector.stop() }
         let outbox = collector.work + "/outbox"
         let deliveries = try (0..<2).map { _ in

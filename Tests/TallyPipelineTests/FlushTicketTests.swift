@@ -30,7 +30,7 @@ struct FlushTicketTests {
     @Test("complete releases the waiters whatever the count (no sinks, or the pipeline is gone)")
     func completeReleases() async {
         let ticket = FlushTicket(parts: 5)
-        async let waiting: Void = ticket.wait()
+        async let waiting: Void = await ticket.wait()
         ticket.complete()
         await waiting
         let none = FlushTicket(parts: 0)

@@ -45,7 +45,13 @@ struct RetryDriverTests {
 
     @Test("cancelled while waiting out a backoff: stops with the attempt's error")
     func cancelledWhileWaiting() async {
-        let policy = RetryPolicy(maxAttempts: 5, initialBackoff: .seconds(60), jitter: 0)
+        // A wait no starved test run outlives: only the cancel can end it.
+        let policy = RetryPolicy(
+            maxAttempts: 5,
+            initialBackoff: .seconds(3_600),
+            maxBackoff: .seconds(3_600),
+            jitter: 0
+        )
         let waiting = AsyncStream<Void>.makeStream()
         let task = Task {
             await RetryDriver(policy: policy).run(willRetry: { _, _, _ in waiting.continuation.yield() }) { _ in

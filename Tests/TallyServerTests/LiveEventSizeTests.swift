@@ -9,12 +9,12 @@ import Testing
 @Suite("tally serve, live event size limit", .serialized)
 struct LiveEventSizeTests {
     @Test("exactly 32 KiB stored; 32 KiB + 1 rejected as too_large and dead-lettered; the rest stored")
-    func boundary() throws {
+    func boundary() async throws {
         let limit = ValidationLimits.defaultMaxEventBytes
         let work = NSTemporaryDirectory() + "tally-serve-size-" + UUID().uuidString
         try FileManager.default.createDirectory(atPath: work, withIntermediateDirectories: true)
         defer { try? FileManager.default.removeItem(atPath: work) }
-        let (child, port) = try LiveLimitsTests.start(work, timeouts: [])
+        let (child, port) = try await LiveLimitsTests.start(work, timeouts: [])
         let lines = [
             try SizedEvent.line(envelopeBytes: limit, id: 1), try SizedEvent.line(envelopeBytes: limit + 1, id: 2),
             try SizedEvent.line(envelopeBytes: 300, id: 3),
@@ -24,7 +24,7 @@ struct LiveEventSizeTests {
             atomically: true,
             encoding: .utf8
         )
-        let curl = try Script.run([
+        let curl = try await Script.run([
             "-c",
             #"curl -s -w ' %{http_code}' -H 'Content-Type: application/x-ndjson' --data-binary @"$1" "$2""#,
             "curl", work + "/body.ndjson", "http://127.0.0.1:\(port)/v1/events",
@@ -37,7 +37,7 @@ struct LiveEventSizeTests {
         #expect(rejected?["reason"] as? String == "too_large")
         #expect((rejected?["message"] as? String)?.contains("\(limit + 1) bytes") == true)
         child.signal(SIGTERM)
-        #expect(child.wait(timeout: .seconds(60)).status == 0)
+        #expect(await child.wait(timeout: .seconds(60)).status == 0)
 
         let stored = try Self.lines(under: work + "/data/events")
         #expect(stored.count == 2)

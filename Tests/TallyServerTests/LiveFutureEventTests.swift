@@ -11,16 +11,16 @@ struct LiveFutureEventTests {
     @Test("a re-sent event from the future is one row at its first placement")
     func resentFutureEvent() async throws {
         let database = try await TestDatabase.create()
-        let server = try LiveServeTests.start(database)
+        let server = try await LiveServeTests.start(database)
         defer { try? FileManager.default.removeItem(atPath: server.work) }
         let line =
             #"{"event_id":"0190c5a2-0000-7000-8000-000000002099","name":"episode_list_viewed","occurred_at":"2099-01-01T10:00:00.000Z","sent_at":"2099-01-01T10:00:05.000Z","user_id":"u1"}"#
             + "\n"
         let body = server.work + "/future.gz"
         try Data(Deflater.compress(Array(line.utf8), format: .gzip)).write(to: URL(fileURLWithPath: body))
-        #expect(try LiveServeTests.post(server, body, authorization: "Bearer \(server.key)") == 200)
+        await #expect(try LiveServeTests.post(server, body, authorization: "Bearer \(server.key)") == 200)
         try await Task.sleep(for: .milliseconds(1100))
-        #expect(try LiveServeTests.post(server, body, authorization: "Bearer \(server.key)") == 200)
+        await #expect(try LiveServeTests.post(server, body, authorization: "Bearer \(server.key)") == 200)
         let connection = try await PostgresConnection.connect(database.url)
         let rows = try await connection.query(
             """
@@ -39,10 +39,10 @@ struct LiveFutureEventTests {
         #expect(rows[0][3] == "true", "placed at the corrected time (received − 5 s)")
         #expect(rows[0][4] == "1")
         #expect(rows[0][5] == "1", "no partition for 2099")
-        let metrics = try Script.run(["-c", #"curl -s "$1""#, "m", "http://127.0.0.1:\(server.port)/metrics"])
+        let metrics = try await Script.run(["-c", #"curl -s "$1""#, "m", "http://127.0.0.1:\(server.port)/metrics"])
         #expect(metrics.stdout.contains("tally_collector_events_from_future_total 2"), "\(metrics.stdout)")
         server.child.signal(SIGTERM)
-        #expect(server.child.wait(timeout: .seconds(60)).status == 0)
+        #expect(await server.child.wait(timeout: .seconds(60)).status == 0)
         await database.drop()
     }
 }

@@ -10,26 +10,29 @@ struct LiveLimitsTests {
     static func start(
         _ work: String,
         timeouts: [String] = ["--read-timeout", "1", "--idle-timeout", "6"]
-    ) throws -> (ChildProcess, Int) {
+    ) async throws -> (ChildProcess, Int) {
         let child = try ChildProcess(
             "tally",
             arguments: [
                 "serve", "--port", "0", "--allow-anonymous", "--data-dir", work + "/data", "--max-header-count", "20",
             ] + timeouts
         )
-        let line = try #require(child.standardErrorLine(containing: "listening on"))
+        let line = try await #require(child.standardErrorLine(containing: "listening on"))
         return (child, try #require(Int(line.split(separator: ":").last ?? "")))
     }
 
     /// Runs a Python snippet with the port as its argument; returns what it printed.
-    static func python(_ code: String, port: Int) throws -> String {
-        let result = try Script.run(["-c", #"python3 -c "$1" "$2""#, "py", code, String(port)], timeout: .seconds(60))
+    static func python(_ code: String, port: Int) async throws -> String {
+        let result = try await Script.run(
+            ["-c", #"python3 -c "$1" "$2""#, "py", code, String(port)],
+            timeout: .seconds(60)
+        )
         return result.stdout.trimmingCharacters(in: .whitespacesAndNewlines)
     }
 
     /// Sends `prefix` (no more), then waits for the server to close: "closed SECONDS", or "error …".
-    static func closing(afterSending prefix: String, port: Int) throws -> String {
-        try python(
+    static func closing(afterSending prefix: String, port: Int) async throws -> String {
+        try await python(
             """
             import socket, sys, time
             s = socket.create_connection(("127.0.0.1", int(sys.argv[1])))
@@ -47,17 +50,17 @@ struct LiveLimitsTests {
     }
 
     @Test("100-continue, read and idle timeouts, header count")
-    func limits() throws {
+    func limits() async throws {
         let work = NSTemporaryDirectory() + "tally-serve-limits-" + UUID().uuidString
         try FileManager.default.createDirectory(atPath: work, withIntermediateDirectories: true)
         defer { try? FileManager.default.removeItem(atPath: work) }
-        let (child, port) = try Self.start(work)
+        let (child, port) = try await Self.start(work)
 
         // curl waits up to --expect100-timeout for the 100 before it sends the body.
         let line = #"{"name":"episode_list_viewed","occurred_at":"2026-11-22T10:00:00Z"}"#
         try (line + "\n").write(toFile: work + "/one.ndjson", atomically: true, encoding: .utf8)
         let started = ContinuousClock.now
-        let curl = try Script.run([
+        let curl = try await Script.run([
             "-c",
             #"curl -s -o /dev/null -w '%{http_code}' --expect100-timeout 30 -H 'Expect: 100-continue' --data-binary @"$1" "$2""#,
             "curl", work + "/one.ndjson", "http://127.0.0.1:\(port)/v1/events",
@@ -67,12 +70,12 @@ struct LiveLimitsTests {
 
         // A head that stops arriving: closed by the read timeout (1 s), which runs from the
         // request's first byte, well before the idle timeout (6 s).
-        let head = try Self.closing(afterSending: "POST /v1/ev", port: port)
+        let head = try await Self.closing(afterSending: "POST /v1/ev", port: port)
         #expect(head.hasPrefix("closed"), "\(head)")
         #expect((Int(head.split(separator: " ").last ?? "") ?? 99) < 5, "\(head)")
 
         // A body that stops arriving: the connection is closed by the read timeout (1 s).
-        let trickled = try Self.closing(
+        let trickled = try await Self.closing(
             afterSending: #"POST /v1/events HTTP/1.1\r\nHost: x\r\nContent-Length: 1000\r\n\r\n{"#,
             port: port
         )
@@ -80,7 +83,7 @@ struct LiveLimitsTests {
         #expect((Int(trickled.split(separator: " ").last ?? "") ?? 99) < 5, "\(trickled)")
 
         // A connection that sends nothing is closed by the idle timeout (2 s).
-        let idle = try Self.closing(afterSending: "", port: port)
+        let idle = try await Self.closing(afterSending: "", port: port)
         #expect(idle.hasPrefix("closed"), "\(idle)")
         #expect(
             (Int(idle.split(separator: " ").last ?? "") ?? 0) >= 5,
@@ -88,7 +91,7 @@ struct LiveLimitsTests {
         )
 
         // A body cut off (the client half-closes mid-chunk): closed or 4xx, never a 5xx.
-        let cut = try Self.python(
+        let cut = try await Self.python(
             """
             import socket, sys
             s = socket.create_connection(("127.0.0.1", int(sys.argv[1])))
@@ -105,7 +108,7 @@ struct LiveLimitsTests {
         #expect(cut == "closed" || cut.hasPrefix("HTTP/1.1 4"), "\(cut)")
 
         // More header fields than --max-header-count: 400 and closed.
-        let headers = try Self.python(
+        let headers = try await Self.python(
             """
             import socket, sys
             s = socket.create_connection(("127.0.0.1", int(sys.argv[1])))
@@ -119,7 +122,7 @@ struct LiveLimitsTests {
         #expect(headers.hasPrefix("HTTP/1.1 4"), "\(headers)")
 
         child.signal(SIGTERM)
-        #expect(child.wait(timeout: .seconds(60)).status == 0)
+        #expect(await child.wait(timeout: .seconds(60)).status == 0)
     }
 
     /// Sends `request`, reads the answer, closes, then watches the collector's sockets (argv[3]
@@ -155,12 +158,12 @@ struct LiveLimitsTests {
         """
 
     @Test("a request answered before it was read whole: Connection: close, released once the client is done")
-    func refusedUnread() throws {
+    func refusedUnread() async throws {
         let work = NSTemporaryDirectory() + "tally-serve-refused-" + UUID().uuidString
         try FileManager.default.createDirectory(atPath: work, withIntermediateDirectories: true)
         defer { try? FileManager.default.removeItem(atPath: work) }
         // Timeouts far past the client's 60 s: only reading on to the client's FIN can end these.
-        let (child, port) = try Self.start(work, timeouts: ["--read-timeout", "600", "--idle-timeout", "600"])
+        let (child, port) = try await Self.start(work, timeouts: ["--read-timeout", "600", "--idle-timeout", "600"])
         let requests = [
             // A head over --max-header-bytes: 400 from NIO's parser, most of it unread.
             #"b"POST /v1/events HTTP/1.1\r\nHost: x\r\nX-Big: " + b"x" * 300000 + b"\r\n\r\n""#,
@@ -168,7 +171,7 @@ struct LiveLimitsTests {
             #"b"POST /v1/events HTTP/1.1\r\nHost: x\r\nContent-Length: 2000000\r\n\r\n" + b"x" * 600000"#,
         ]
         for request in requests {
-            let result = try Script.run(
+            let result = try await Script.run(
                 [
                     "-c", #"python3 -c "$1" "$2" "$3" "$4""#, "py", Self.refusedClient, String(port), request,
                     String(child.process.processIdentifier),
@@ -179,6 +182,6 @@ struct LiveLimitsTests {
             #expect(answer.hasPrefix("HTTP/1.1 4") && answer.hasSuffix(" close released"), "\(answer)")
         }
         child.signal(SIGTERM)
-        #expect(child.wait(timeout: .seconds(60)).status == 0)
+        #expect(await child.wait(timeout: .seconds(60)).status == 0)
     }
 }

@@ -16,11 +16,11 @@ struct LiveServeTests {
         let work: String
     }
 
-    static func start(_ database: TestDatabase) throws -> Server {
+    static func start(_ database: TestDatabase) async throws -> Server {
         let work = NSTemporaryDirectory() + "tally-serve-" + UUID().uuidString
         try FileManager.default.createDirectory(atPath: work, withIntermediateDirectories: true)
-        #expect(try TestDatabase.tally(["migrate", "--database-url", database.url]).status == 0)
-        let added = try TestDatabase.tally(["keys", "add", "--keys", work + "/keys.json", "--source", "curl"])
+        #expect(try await TestDatabase.tally(["migrate", "--database-url", database.url]).status == 0)
+        let added = try await TestDatabase.tally(["keys", "add", "--keys", work + "/keys.json", "--source", "curl"])
         let key = added.stdout.trimmingCharacters(in: .whitespacesAndNewlines)
         #expect(added.status == 0 && !key.isEmpty && !key.contains("\n"))
         let child = try ChildProcess(
@@ -30,7 +30,7 @@ struct LiveServeTests {
                 work + "/keys.json", "--data-dir", work + "/data",
             ]
         )
-        let line = try #require(child.standardErrorLine(containing: "listening on"))
+        let line = try await #require(child.standardErrorLine(containing: "listening on"))
         #expect(line.hasPrefix("tally serve: listening on http://127.0.0.1:"))
         let port = try #require(Int(line.split(separator: ":").last ?? ""))
         return Server(child: child, port: port, key: key, work: work)
@@ -50,8 +50,8 @@ struct LiveServeTests {
     }
 
     /// curl's status code for a POST of `file` (gzip NDJSON) with `authorization`.
-    static func post(_ server: Server, _ file: String, authorization: String) throws -> Int {
-        let result = try Script.run(
+    static func post(_ server: Server, _ file: String, authorization: String) async throws -> Int {
+        let result = try await Script.run(
             [
                 "-c",
                 #"curl -s -o /dev/null -w '%{http_code}' -H "Authorization: $1" -H 'Content-Encoding: gzip' -H 'Content-Type: application/x-ndjson' --data-binary @"$2" "$3""#,
@@ -71,15 +71,15 @@ struct LiveServeTests {
     @Test("gzip NDJSON with curl: rows exactly once, a re-send stores nothing, a wrong key 401 and no row")
     func exactlyOnce() async throws {
         let database = try await TestDatabase.create()
-        let server = try Self.start(database)
+        let server = try await Self.start(database)
         defer { try? FileManager.default.removeItem(atPath: server.work) }
         let body = try Self.gzipBody(server.work, "a.gz", count: 100, start: 0)
-        #expect(try Self.post(server, body, authorization: "Bearer \(server.key)") == 200)
+        await #expect(try Self.post(server, body, authorization: "Bearer \(server.key)") == 200)
         #expect(try await TestDatabase.eventCount(database.url) == 100)
-        #expect(try Self.post(server, body, authorization: "Bearer \(server.key)") == 200)
+        await #expect(try Self.post(server, body, authorization: "Bearer \(server.key)") == 200)
         #expect(try await TestDatabase.eventCount(database.url) == 100)
         // HEAD is GET without a body: a GET after it on the same connection still reads right.
-        let head = try Script.run(
+        let head = try await Script.run(
             [
                 "-c",
                 #"curl -s -I -o /dev/null -w '%{http_code} ' "$1" --next -s -o /dev/null -w '%{http_code}' "$1""#,
@@ -88,7 +88,7 @@ struct LiveServeTests {
         )
         #expect(head.stdout == "200 200", "\(head.stdout) \(head.stderr)")
         let other = try Self.gzipBody(server.work, "b.gz", count: 10, start: 1000)
-        #expect(try Self.post(server, other, authorization: "Bearer not-a-key") == 401)
+        await #expect(try Self.post(server, other, authorization: "Bearer not-a-key") == 401)
         #expect(try await TestDatabase.eventCount(database.url) == 100)
         #expect(
             try await Self.count(
@@ -97,7 +97,7 @@ struct LiveServeTests {
             ) == 100
         )
         server.child.signal(SIGTERM)
-        let result = server.child.wait(timeout: .seconds(60))
+        let result = await server.child.wait(timeout: .seconds(60))
         #expect(result.status == 0, "\(result.stderr)")
         #expect(!result.stderr.contains(server.key))
         await database.drop()
@@ -106,7 +106,7 @@ struct LiveServeTests {
     @Test("SIGTERM while requests are in flight: each 200 is stored, then exit 0")
     func drainsOnSigterm() async throws {
         let database = try await TestDatabase.create()
-        let server = try Self.start(database)
+        let server = try await Self.start(database)
         defer { try? FileManager.default.removeItem(atPath: server.work) }
         let requests = 40
         for index in 0..<requests {
@@ -120,16 +120,16 @@ struct LiveServeTests {
             done; wait; cat status-*
             """#
         let pid = server.child.process.processIdentifier
-        let sender = Thread {
-            _ = try? TestDatabase.waitForRows(database.url, timeout: .seconds(60))
+        async let terminated: Void = {
+            _ = try? await TestDatabase.waitForRows(database.url, timeout: .seconds(60))
             kill(pid, SIGTERM)
-        }
-        sender.start()
-        let sent = try Script.run(
+        }()
+        let sent = try await Script.run(
             ["-c", script, "send", server.work, server.key, String(requests), String(server.port)],
             timeout: .seconds(120)
         )
-        let result = server.child.wait(timeout: .seconds(60))
+        await terminated
+        let result = await server.child.wait(timeout: .seconds(60))
         #expect(result.status == 0, "\(result.stderr)")
         var acknowledged: [Int] = []
         for line in sent.stdout.split(separator: "\n") {
@@ -154,21 +154,21 @@ struct LiveServeTests {
     @Test("Segment identify lands in tally.identities, once")
     func identities() async throws {
         let database = try await TestDatabase.create()
-        let server = try Self.start(database)
+        let server = try await Self.start(database)
         defer { try? FileManager.default.removeItem(atPath: server.work) }
         let body =
             #"{"batch":[{"type":"identify","userId":"u1","messageId":"id-1","traits":{"plan":"pro"},"timestamp":"2026-11-22T10:00:00Z"}],"sentAt":"2026-11-22T10:00:01Z"}"#
         let script =
             #"curl -s -o /dev/null -w '%{http_code}' -u "$1:" -H 'Content-Type: application/json' -d "$2" "$3""#
         for _ in 0..<2 {
-            let result = try Script.run(
+            let result = try await Script.run(
                 ["-c", script, "post", server.key, body, "http://127.0.0.1:\(server.port)/v1/batch"]
             )
             #expect(result.stdout == "200")
         }
         #expect(try await Self.count(database.url, "SELECT count(*) FROM tally.identities") == 1)
         server.child.signal(SIGTERM)
-        #expect(server.child.wait(timeout: .seconds(60)).status == 0)
+        #expect(await server.child.wait(timeout: .seconds(60)).status == 0)
         await database.drop()
     }
 }

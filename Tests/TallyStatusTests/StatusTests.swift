@@ -43,8 +43,8 @@ struct StatusTests {
         )
         let input = directory + "/planted.ndjson"
         try (Self.planted.joined(separator: "\n") + "\n").write(toFile: input, atomically: true, encoding: .utf8)
-        #expect(try TestDatabase.tally(["migrate", "--database-url", database.url]).status == 0)
-        let ingest = try TestDatabase.tally([
+        #expect(try await TestDatabase.tally(["migrate", "--database-url", database.url]).status == 0)
+        let ingest = try await TestDatabase.tally([
             "ingest", "Examples/sample/events.ndjson", input, "--sink", "postgres", "--sink", "file",
             "--database-url", database.url, "--data-dir", directory + "/data", "--quiet",
         ])
@@ -52,8 +52,8 @@ struct StatusTests {
         try await Self.plantFailures(database: database.url, dataDirectory: directory + "/data")
 
         let registry = ["--registry", "Examples/registry", "--format", "json"] + Self.window
-        let postgres = try TestDatabase.tally(["status", "--database-url", database.url] + registry)
-        let file = try TestDatabase.tally(["status", "--data-dir", directory + "/data"] + registry)
+        let postgres = try await TestDatabase.tally(["status", "--database-url", database.url] + registry)
+        let file = try await TestDatabase.tally(["status", "--data-dir", directory + "/data"] + registry)
         #expect(postgres.status == 1, "\(postgres.stderr)")
         #expect(file.status == 1, "\(file.stderr)")
         let fromPostgres = try Self.withoutStore(postgres.stdout)
@@ -97,7 +97,7 @@ struct StatusTests {
             rejected.map { "\($0["reason"] ?? "") \($0["count"] ?? "")" } == ["type_mismatch 2", "unknown_event 1"]
         )
 
-        let table = try TestDatabase.tally(
+        let table = try await TestDatabase.tally(
             ["status", "--data-dir", directory + "/data", "--registry", "Examples/registry"] + Self.window
         )
         #expect(table.stdout.contains("planned, never seen (1):"))

@@ -2,7 +2,10 @@ public import Foundation
 import TallyCore
 
 /// Runs one of the package's executables as a child process, the way a user would.
-public struct ChildProcess {
+///
+/// Its waits suspend the calling task and block a thread of their own, never one of the
+/// cooperative pool's (see ``offCooperativePool(_:)``).
+public struct ChildProcess: @unchecked Sendable {  // Process and Pipe: one waiter at a time
     /// The running process.
     public let process = Process()
     private let standardError = Pipe()
@@ -58,7 +61,11 @@ public struct ChildProcess {
 
     /// Reads stderr until a line contains `text` and returns that line (nil at EOF or after
     /// `timeout`). What it read is no longer in ``wait(timeout:)``'s stderr.
-    public func standardErrorLine(containing text: String, timeout: Duration = .seconds(60)) -> String? {
+    public func standardErrorLine(containing text: String, timeout: Duration = .seconds(60)) async -> String? {
+        await offCooperativePool { blockingStandardErrorLine(containing: text, timeout: timeout) }
+    }
+
+    private func blockingStandardErrorLine(containing text: String, timeout: Duration) -> String? {
         let handle = standardError.fileHandleForReading
         let found = Locked<String?>(nil)
         let done = DispatchSemaphore(value: 0)
@@ -80,11 +87,25 @@ public struct ChildProcess {
         return found.withLock { $0 }
     }
 
+    /// Sends SIGTERM and returns at once; a thread of its own waits for the exit (SIGKILL after
+    /// `timeout`), then runs `cleanup`. For `defer` blocks, which cannot await.
+    public func terminate(timeout: Duration = .seconds(30), then cleanup: @escaping @Sendable () -> Void = {}) {
+        signal(SIGTERM)
+        Thread.detachNewThread {
+            _ = blockingWait(timeout: timeout)
+            cleanup()
+        }
+    }
+
     /// Waits for the exit and returns the status with everything written to stdout and stderr.
     ///
     /// With a `timeout`, a child still running after it is killed (SIGKILL) and the status is
     /// ``timedOutStatus``: a hang fails the test instead of stalling the suite.
-    public func wait(timeout: Duration? = nil) -> (status: Int32, stdout: String, stderr: String) {
+    public func wait(timeout: Duration? = nil) async -> (status: Int32, stdout: String, stderr: String) {
+        await offCooperativePool { blockingWait(timeout: timeout) }
+    }
+
+    private func blockingWait(timeout: Duration?) -> (status: Int32, stdout: String, stderr: String) {
         // Both pipes are drained at once, so that a full one cannot stall the child.
         let errors = Locked(Data())
         let drained = DispatchGroup()

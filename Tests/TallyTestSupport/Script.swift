@@ -1,7 +1,7 @@
 import Foundation
 
 /// Runs a shell script of the repository (scripts/pg-cluster.sh …) and waits for it with
-/// `waitpid`, from the repository root.
+/// `waitpid` on a thread of its own (``offCooperativePool(_:)``), from the repository root.
 ///
 /// Not `Process`: scripts that start daemons (pg_ctl) sometimes leave Foundation's `Process` on
 /// Linux waiting for a child that has long exited (seen as a `<defunct>` bash here).
@@ -12,9 +12,19 @@ public enum Script {
         _ arguments: [String],
         environment: [String: String] = [:],
         timeout: Duration = .seconds(120)
-    ) throws -> (
+    ) async throws -> (
         status: Int32, stdout: String, stderr: String
     ) {
+        try await offCooperativePool { try blockingRun(arguments, environment: environment, timeout: timeout) }
+    }
+
+    /// ``run(_:environment:timeout:)`` blocking the calling thread: for `defer` blocks, which cannot
+    /// await (a short cleanup such as stopping a cluster), never for the body of a test.
+    public static func blockingRun(
+        _ arguments: [String],
+        environment: [String: String] = [:],
+        timeout: Duration = .seconds(120)
+    ) throws -> (status: Int32, stdout: String, stderr: String) {
         let root = ConformanceData.repositoryRoot?.path ?? FileManager.default.currentDirectoryPath
         let scratch = NSTemporaryDirectory() + "tally-script-" + UUID().uuidString
         defer {

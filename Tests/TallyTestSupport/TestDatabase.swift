@@ -64,10 +64,10 @@ public struct TestDatabase: Sendable {
     public static var repository: String { ConformanceData.repositoryRoot!.path }
 
     /// Runs the built `tally` with `arguments`, from the repository root.
-    public static func tally(_ arguments: [String], timeout: Duration = .seconds(300)) throws -> (
+    public static func tally(_ arguments: [String], timeout: Duration = .seconds(300)) async throws -> (
         status: Int32, stdout: String, stderr: String
     ) {
-        try ChildProcess("tally", arguments: arguments).wait(timeout: timeout)
+        try await ChildProcess("tally", arguments: arguments).wait(timeout: timeout)
     }
 
     /// `count(*)` of `tally.events` at `url`.
@@ -78,12 +78,11 @@ public struct TestDatabase: Sendable {
         return Int(rows[0][0] ?? "") ?? -1
     }
 
-    /// Blocks this thread (deliberately: not a suspension that other tests' blocking waits on the
-    /// cooperative pool could delay) until `tally.events` at `url` has rows; returns the count.
-    public static func waitForRows(_ url: String, timeout: Duration = .seconds(120)) throws -> Int {
+    /// Waits until `tally.events` at `url` has rows (psql polling on a thread of its own); returns the count.
+    public static func waitForRows(_ url: String, timeout: Duration = .seconds(120)) async throws -> Int {
         let poll =
             #"until n=$(psql "$1" -XAtqc 'SELECT count(*) FROM tally.events' 2>/dev/null) && [ "${n:-0}" -gt 0 ]; do sleep 0.01; done; echo "$n""#
-        let result = try Script.run(["-c", poll, "poll", url], timeout: timeout)
+        let result = try await Script.run(["-c", poll, "poll", url], timeout: timeout)
         return Int(result.stdout.trimmingCharacters(in: .whitespacesAndNewlines)) ?? 0
     }
 }

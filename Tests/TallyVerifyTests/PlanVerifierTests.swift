@@ -117,9 +117,9 @@ struct PlanVerifierTests {
     }
 
     @Test("the command exits 1 on findings and names them; 64 for a missing directory")
-    func command() throws {
+    func command() async throws {
         let fixture = try Self.writeFixture()
-        let result = try TestDatabase.tally([
+        let result = try await TestDatabase.tally([
             "schema", "verify", "--sources", "Examples/EpisodeFeature/Sources", fixture,
             "--registry", "Examples/registry",
         ])
@@ -128,7 +128,7 @@ struct PlanVerifierTests {
             result.stdout.contains("search_filters_opened  \(fixture)/Search/SearchEvent.swift:12  (SearchEvent.name)")
         )
         #expect(result.stdout.contains("planned, not coded (2):"))
-        let missing = try TestDatabase.tally([
+        let missing = try await TestDatabase.tally([
             "schema", "verify", "--sources", "/nonexistent", "--registry", "Examples/registry",
         ])
         #expect(missing.status == 64, "\(missing.stderr)")
