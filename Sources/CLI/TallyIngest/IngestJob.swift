@@ -284,11 +284,14 @@ package final class IngestJob {
             origin: .line(file: source, line: line),
             failedAt: time
         )
-        if report.firstRejects.count < IngestReport.firstRejectsLimit { report.firstRejects.append(rejected) }
         pendingRejects.append(rejected)
+        // The report names them; the line itself is in the rejects file.
+        var named = rejected
+        named.content = .nothing
+        if report.firstRejects.count < IngestReport.firstRejectsLimit { report.firstRejects.append(named) }
         if let maxRejects = options.maxRejects, report.rejectedCount > maxRejects {
             report.rejectLimitReached = true
-            report.stoppedAt = rejected
+            report.stoppedAt = named
             stopRequested = true
         }
     }

@@ -55,8 +55,8 @@ package struct IngestReport: Sendable {
     package var rejectLimitReached = false
     /// The rejected line that stopped reading, when ``rejectLimitReached``.
     package var stoppedAt: Reject?
-    /// The first rejected lines (at most ``firstRejectsLimit``), for the console; the rejects file
-    /// holds them all.
+    /// The first rejected lines (at most ``firstRejectsLimit``), for the console, without their
+    /// content; the rejects file holds them all.
     package var firstRejects: [Reject] = []
     /// How many rejected lines ``firstRejects`` keeps.
     package static let firstRejectsLimit = 5

@@ -186,7 +186,7 @@ package final class ReplayJob {
             if file.firstStillFailing.count < IngestReport.firstRejectsLimit {
                 file.firstStillFailing.append(
                     Reject(
-                        content: failed.event.map { .bytes($0) } ?? .nothing,
+                        content: .nothing,  // named only: the line stays in the file
                         reason: Reject.Reason(violation),
                         origin: .line(file: file.path, line: line.number),
                         failedAt: now
