@@ -210,8 +210,7 @@ let package = Package(
         .target(
             name: "TallyServer",
             dependencies: [
-                "TallyCore", "TallyFormats", "TallySchema", "TallyPipeline", "TallyCompression", "TallyFileStore",
-                "TallyPostgres", "TallyClickHouse",
+                "TallyCore", "TallyFormats", "TallySchema", "TallyPipeline", "TallyCompression",
                 .product(name: "Hummingbird", package: "hummingbird"),
                 .product(name: "HummingbirdCore", package: "hummingbird"),
                 .product(name: "NIOCore", package: "swift-nio"),

@@ -142,7 +142,7 @@ struct EpisodeDemoCommand: AsyncParsableCommand {
         if !noStdout { sinks.append(StdoutSink(format: format)) }
         let pipeline = EventPipeline(
             sinks: sinks,
-            deadLetters: FileDeadLetterSink(directory: dataDirectory),
+            deadLetters: FileRejectSink(directory: dataDirectory),
             configuration: .inApp,
             validation: eventValidation,
             logger: logger

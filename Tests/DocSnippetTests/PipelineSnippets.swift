@@ -51,7 +51,7 @@ func makeAppPipeline(dataDirectory: String, registry: SchemaRegistry) -> EventPi
     configuration.retry = RetryPolicy(maxAttempts: 8, initialBackoff: .milliseconds(250), maxBackoff: .seconds(30))
     return EventPipeline(
         sinks: [FileSink(directory: dataDirectory)],
-        deadLetters: FileDeadLetterSink(directory: dataDirectory),
+        deadLetters: FileRejectSink(directory: dataDirectory),
         configuration: configuration,
         validation: EventValidation(validator: EventValidator(registry: registry), policy: .reject),
         logger: Logger(label: "app.tracking")
@@ -93,7 +93,7 @@ struct PipelineSnippetTests {
             posted.withLock { $0.append(String(decoding: body, as: UTF8.self)) }
             return status.withLock { $0 }
         }
-        let deadLetters = InMemoryDeadLetterSink()
+        let deadLetters = InMemoryRejectSink()
         var configuration = PipelineConfiguration(maxBatchSize: 2)
         configuration.retry = RetryPolicy(maxAttempts: 2, initialBackoff: .milliseconds(1))
         let pipeline = EventPipeline(sinks: [sink], deadLetters: deadLetters, configuration: configuration)
@@ -114,7 +114,12 @@ struct PipelineSnippetTests {
         }
         #expect(posted.withLock { $0.count } == 3, "two failed attempts, then a success")
         #expect(posted.withLock { $0.last?.split(separator: "\n").count } == 2)
-        #expect(deadLetters.letters.first?.reason == "the collector answered HTTP 503")
+        #expect(deadLetters.rejects.count == 2)
+        #expect(
+            deadLetters.rejects.first?.reason
+                == Reject.Reason(code: "sink_error", message: "the collector answered HTTP 503")
+        )
+        #expect(deadLetters.rejects.first?.origin == .sink(name: sink.name, attempts: 2))
         #expect(CollectorError(status: 403).errorClass == .permanent)
     }
 

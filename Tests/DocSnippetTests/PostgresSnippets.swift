@@ -35,7 +35,7 @@ func migrate(ownerURL: String) async throws -> Migrator.Outcome {
 func makePostgresPipeline(databaseURL: String, deadLetterDirectory: String, logger: Logger) -> EventPipeline {
     EventPipeline(
         sinks: [PostgresSink(conninfo: databaseURL, logger: logger)],
-        deadLetters: FileDeadLetterSink(directory: deadLetterDirectory),
+        deadLetters: FileRejectSink(directory: deadLetterDirectory),
         configuration: PipelineConfiguration(),
         logger: logger
     )

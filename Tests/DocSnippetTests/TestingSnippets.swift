@@ -10,7 +10,7 @@ struct Unreachable: Error {}
 @Test func aFailingSinkIsRetriedThenDeadLettered() async throws {
     let sink = InMemorySink()
     sink.fail(with: Unreachable(), times: 2)
-    let deadLetters = InMemoryDeadLetterSink()
+    let deadLetters = InMemoryRejectSink()
     var configuration = PipelineConfiguration(maxBatchSize: 1)
     configuration.retry = RetryPolicy(maxAttempts: 2, initialBackoff: .milliseconds(1))
     let pipeline = EventPipeline(sinks: [sink], deadLetters: deadLetters, configuration: configuration)
@@ -19,12 +19,12 @@ struct Unreachable: Error {}
     try await withThrowingTaskGroup(of: Void.self) { group in
         group.addTask { try await pipeline.run() }
         try await pipeline.send(event)
-        await deadLetters.waitForLetters(count: 1)
+        await deadLetters.waitForRejects(count: 1)
         pipeline.shutdown()
         try await group.waitForAll()
     }
     #expect(sink.writeAttempts == 2)
-    #expect(deadLetters.letters.first?.events == [event])
+    #expect(deadLetters.rejects.map(\.event) == [event])
 }
 
 @Test func aPartialBatchWaitsForTheInterval() async throws {

@@ -72,7 +72,7 @@ struct PostgresSinkFailureTests {
         let url = try await Self.loginWithoutGrants(database, admin: admin)
         await admin.close()
 
-        let deadLetters = InMemoryDeadLetterSink()
+        let deadLetters = InMemoryRejectSink()
         let pipeline = EventPipeline(
             sinks: [PostgresSink(conninfo: url)],
             deadLetters: deadLetters,
@@ -86,11 +86,11 @@ struct PostgresSinkFailureTests {
         )
         try await pipeline.running {
             try await pipeline.send(contentsOf: Self.events(count: 100))
-            await deadLetters.waitForLetters(count: 1)
+            await deadLetters.waitForRejects(count: 100)
         }
-        let letter = try #require(deadLetters.letters.first)
-        #expect(letter.attempts == 1)
-        #expect(letter.reason.contains("42501"), "insufficient_privilege: \(letter.reason)")
+        let reject = try #require(deadLetters.rejects.first)
+        #expect(reject.origin == .sink(name: "postgres", attempts: 1))
+        #expect(reject.reason.code == "postgres_42501", "insufficient_privilege: \(reject.reason)")
         #expect(pipeline.statistics.retries == 0, "no backoff was waited")
         #expect(pipeline.statistics.deadLettered == 100)
     }
@@ -99,7 +99,7 @@ struct PostgresSinkFailureTests {
     func blockedWriteIsCancelledAndRetried() async throws {
         let (database, locker) = try await Self.lockedEventsTable()
 
-        let deadLetters = InMemoryDeadLetterSink()
+        let deadLetters = InMemoryRejectSink()
         let sink = PostgresSink(conninfo: database.url)
         let pipeline = EventPipeline(
             sinks: [sink],
@@ -117,7 +117,7 @@ struct PostgresSinkFailureTests {
             await pipeline.flush()
         }
         #expect(await sink.inserted == 100)
-        #expect(deadLetters.letters.isEmpty)
+        #expect(deadLetters.rejects.isEmpty)
         // The cancelled attempts left nothing behind on the server.
         let waiting = try await locker.query(
             "SELECT count(*) FROM pg_stat_activity WHERE datname = current_database() AND wait_event_type = 'Lock'"

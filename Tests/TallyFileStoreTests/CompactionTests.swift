@@ -182,16 +182,17 @@ struct CompactionTests {
             written += Self.events(2, at: time, from: daysAgo * 10)
         }
         try await Self.write(written, to: directory.path)
-        let deadLetters = FileDeadLetterSink(directory: directory.path)
+        let deadLetters = FileRejectSink(directory: directory.path)
         for daysAgo in [5, 40] {
             try await deadLetters.store(
-                DeadLetter(
-                    events: Self.events(1),
-                    sinkName: "postgres",
-                    reason: "connection refused",
-                    attempts: 3,
-                    failedAt: now.advanced(byNanoseconds: -Int64(daysAgo) * 86_400 * 1_000_000_000)
-                )
+                Self.events(1).map {
+                    Reject(
+                        content: .event($0),
+                        reason: Reject.Reason(code: "connection", message: "connection refused"),
+                        origin: .sink(name: "postgres", attempts: 3),
+                        failedAt: now.advanced(byNanoseconds: -Int64(daysAgo) * 86_400 * 1_000_000_000)
+                    )
+                }
             )
         }
         // 90 days before 2026-11-22T10:00Z is 2026-08-24T10:00Z: 2026-08-23 (91 days ago) ended

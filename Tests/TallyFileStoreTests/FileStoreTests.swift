@@ -99,40 +99,12 @@ struct FileStoreTests {
         #expect(error?.description.contains(blocker) == true)
     }
 
-    @Test("the file dead-letter sink keeps each event with sink, reason and attempts")
-    func fileDeadLetters() async throws {
-        let directory = try TemporaryDirectory()
-        let deadLetters = FileDeadLetterSink(directory: directory.path)
-        let events = Self.events(2, at: Self.day2)
-        let failedAt = Timestamp(rfc3339: "2026-11-22T08:00:00Z")!
-        try await deadLetters.store(
-            DeadLetter(
-                events: events,
-                sinkName: "postgres",
-                reason: "connection refused",
-                attempts: 5,
-                failedAt: failedAt
-            )
-        )
-        let text = try String(
-            contentsOfFile: directory.path + "/dead-letter/dead-letter-2026-11-22.ndjson",
-            encoding: .utf8
-        )
-        let lines = text.split(separator: "\n")
-        #expect(lines.count == 2)
-        let first = try JSONParser.parse(String(lines[0]))
-        #expect(first["sink"] == .string("postgres"))
-        #expect(first["reason"] == .string("connection refused"))
-        #expect(first["attempts"] == .number(JSONNumber(text: "5")))
-        #expect(try EventEnvelope(json: first["event"]!) == events[0])
-    }
-
     @Test("through the pipeline: flush() makes every accepted event readable from the store")
     func pipelineIntoFileStore() async throws {
         let directory = try TemporaryDirectory()
         let pipeline = EventPipeline(
             sinks: [FileSink(directory: directory.path)],
-            deadLetters: FileDeadLetterSink(directory: directory.path),
+            deadLetters: FileRejectSink(directory: directory.path),
             configuration: PipelineConfiguration(maxBatchSize: 64)
         )
         let written = Self.events(1_000, at: Self.day2)

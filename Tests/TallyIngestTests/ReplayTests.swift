@@ -55,8 +55,15 @@ struct ReplayTests {
     }
 
     static func deadLetter(_ events: [EventEnvelope], in directory: String) async throws {
-        try await FileDeadLetterSink(directory: directory).store(
-            DeadLetter(events: events, sinkName: "postgres", reason: "connection refused", attempts: 10, failedAt: day)
+        try await FileRejectSink(directory: directory).store(
+            events.map {
+                Reject(
+                    content: .event($0),
+                    reason: Reject.Reason(code: "connection", message: "connection refused"),
+                    origin: .sink(name: "postgres", attempts: 10),
+                    failedAt: day
+                )
+            }
         )
     }
 

@@ -134,7 +134,7 @@ struct PipelineBatchingTests {
         let sink = InMemorySink()
         sink.fail(with: SinkDown(), times: 3)
         let retry = RetryPolicy(maxAttempts: 5, initialBackoff: .milliseconds(100), multiplier: 2, jitter: 0)
-        let deadLetters = InMemoryDeadLetterSink()
+        let deadLetters = InMemoryRejectSink()
         let pipeline = EventPipeline(
             sinks: [sink],
             deadLetters: deadLetters,
@@ -154,7 +154,7 @@ struct PipelineBatchingTests {
         }
         #expect(sink.writeAttempts == 4)
         #expect(clock.requestedSleeps.filter { $0 < .seconds(3600) } == [100, 200, 400].map(Duration.milliseconds))
-        #expect(deadLetters.letters.isEmpty)
+        #expect(deadLetters.rejects.isEmpty)
         #expect(pipeline.statistics.retries == 3)
     }
 
@@ -192,7 +192,7 @@ struct PipelineBatchingTests {
         let clock = ManualClock()
         let sink = InMemorySink(name: "flaky")
         sink.fail(with: SinkDown())
-        let deadLetters = InMemoryDeadLetterSink()
+        let deadLetters = InMemoryRejectSink()
         let retry = RetryPolicy(maxAttempts: 3, initialBackoff: .seconds(1), jitter: 0)
         let pipeline = EventPipeline(
             sinks: [sink],
@@ -206,12 +206,12 @@ struct PipelineBatchingTests {
                 await clock.waitForSleeper(for: backoff)
                 clock.advance(by: backoff)
             }
-            await deadLetters.waitForLetters(count: 1)
+            await deadLetters.waitForRejects(count: 10)
             // The sink has used up a batch's retries: while it keeps failing, the next batch is
             // dead-lettered after one attempt instead of waiting out the backoff again.
             try await pipeline.send(contentsOf: TestEvents.events(producer: 1, count: 10))
-            await deadLetters.waitForLetters(count: 2)
-            #expect(deadLetters.letters.last?.attempts == 1)
+            await deadLetters.waitForRejects(count: 20)
+            #expect(deadLetters.rejects.last?.origin == .sink(name: "flaky", attempts: 1))
             // One success resets it.
             sink.fail(with: nil)
             try await pipeline.send(contentsOf: TestEvents.events(producer: 2, count: 10))
@@ -224,11 +224,10 @@ struct PipelineBatchingTests {
             clock.advance(by: .seconds(1))
             await sink.waitForEvents(count: 20)
         }
-        let letter = try #require(deadLetters.letters.first)
-        #expect(letter.events.map(\.eventID) == TestEvents.events(count: 10).map(\.eventID))
-        #expect(letter.sinkName == "flaky")
-        #expect(letter.reason == "sink is down")
-        #expect(letter.attempts == 3)
+        let first = deadLetters.rejects.prefix(10)
+        #expect(first.map(\.event?.eventID) == TestEvents.events(count: 10).map(\.eventID))
+        #expect(first.allSatisfy { $0.origin == .sink(name: "flaky", attempts: 3) })
+        #expect(first.allSatisfy { $0.reason == Reject.Reason(code: "sink_error", message: "sink is down") })
         #expect(sink.eventCount == 20)
         #expect(pipeline.statistics.deadLettered == 20)
     }
@@ -239,7 +238,7 @@ struct PipelineBatchingTests {
         let failing = InMemorySink(name: "failing")
         failing.fail(with: SinkDown())
         let healthy = InMemorySink(name: "healthy")
-        let deadLetters = InMemoryDeadLetterSink()
+        let deadLetters = InMemoryRejectSink()
         let retry = RetryPolicy(maxAttempts: 3, initialBackoff: .seconds(60), jitter: 0)
         let pipeline = EventPipeline(
             sinks: [failing, healthy],

@@ -38,7 +38,7 @@ struct PipelineValidationTests {
     )
     func rejectKeepsTheGoodOnes() async throws {
         let sink = InMemorySink()
-        let deadLetters = InMemoryDeadLetterSink()
+        let deadLetters = InMemoryRejectSink()
         let pipeline = EventPipeline(
             sinks: [sink],
             deadLetters: deadLetters,
@@ -59,12 +59,11 @@ struct PipelineValidationTests {
             }
         )
         #expect(sink.events.allSatisfy { $0.feature == "episode" && $0.schemaVersion == "1-0-0" })
-        let letters = deadLetters.letters
-        #expect(letters.map { $0.events[0].eventID } == bad.map(\.eventID))
-        #expect(letters.map(\.sinkName) == ["validation", "validation", "validation"])
-        #expect(letters[0].reason.hasPrefix("type_mismatch at $.properties.position"))
-        #expect(letters[1].reason.hasPrefix("unknown_event"))
-        #expect(letters[2].reason.hasPrefix("invalid_name"))
+        let rejects = deadLetters.rejects
+        #expect(rejects.map(\.event?.eventID) == bad.map(\.eventID))
+        #expect(rejects.allSatisfy { $0.origin == .sink(name: "validation", attempts: 0) })
+        #expect(rejects.map(\.reason.code) == ["type_mismatch", "unknown_event", "invalid_name"])
+        #expect(rejects[0].reason.path == "$.properties.position")
         #expect(pipeline.statistics.rejected == 3)
     }
 

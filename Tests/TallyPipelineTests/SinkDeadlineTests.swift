@@ -21,7 +21,7 @@ struct SinkDeadlineTests {
     func hungWriteIsRetried() async throws {
         let sink = InMemorySink(name: "hanging")
         sink.isStalled = true
-        let deadLetters = InMemoryDeadLetterSink()
+        let deadLetters = InMemoryRejectSink()
         let pipeline = EventPipeline(
             sinks: [sink],
             deadLetters: deadLetters,
@@ -38,7 +38,7 @@ struct SinkDeadlineTests {
             await sink.waitForEvents(count: 10)
         }
         #expect(sink.eventCount == 10)
-        #expect(deadLetters.letters.isEmpty)
+        #expect(deadLetters.rejects.isEmpty)
         #expect(pipeline.statistics.retries >= 1)
     }
 
@@ -46,7 +46,7 @@ struct SinkDeadlineTests {
     func hungWriteIsDeadLettered() async throws {
         let sink = InMemorySink(name: "hanging")
         sink.isStalled = true
-        let deadLetters = InMemoryDeadLetterSink()
+        let deadLetters = InMemoryRejectSink()
         let pipeline = EventPipeline(
             sinks: [sink],
             deadLetters: deadLetters,
@@ -59,12 +59,12 @@ struct SinkDeadlineTests {
         // (No wall-clock bound: the whole suite in parallel can starve these tasks for a minute.)
         try await pipeline.running {
             try await pipeline.send(contentsOf: TestEvents.events(count: 10))
-            await deadLetters.waitForLetters(count: 1)
+            await deadLetters.waitForRejects(count: 10)
         }
-        let letter = try #require(deadLetters.letters.first)
-        #expect(letter.attempts == 2)
-        #expect(letter.reason.contains("timedOut"), "\(letter.reason)")
-        #expect(letter.events.count == 10)
+        let reject = try #require(deadLetters.rejects.first)
+        #expect(reject.origin == .sink(name: "hanging", attempts: 2))
+        #expect(reject.reason.code == "timedOut", "\(reject.reason)")
+        #expect(deadLetters.rejects.count == 10)
         #expect(sink.eventCount == 0)
     }
 
@@ -73,7 +73,7 @@ struct SinkDeadlineTests {
         let clock = ManualClock()
         let sink = InMemorySink(name: "refusing")
         sink.fail(with: Refused())
-        let deadLetters = InMemoryDeadLetterSink()
+        let deadLetters = InMemoryRejectSink()
         let pipeline = EventPipeline(
             sinks: [sink],
             deadLetters: deadLetters,
@@ -82,11 +82,11 @@ struct SinkDeadlineTests {
         )
         try await pipeline.running {
             try await pipeline.send(contentsOf: TestEvents.events(count: 10))
-            await deadLetters.waitForLetters(count: 1)
+            await deadLetters.waitForRejects(count: 10)
         }
         #expect(sink.writeAttempts == 1)
-        #expect(deadLetters.letters.first?.attempts == 1)
-        #expect(deadLetters.letters.first?.reason.contains("permanent") == true)
+        #expect(deadLetters.rejects.first?.origin == .sink(name: "refusing", attempts: 1))
+        #expect(deadLetters.rejects.first?.reason.message.contains("permanent") == true)
         #expect(pipeline.statistics.retries == 0)
         #expect(clock.now.offset == .zero, "no backoff was waited")
     }

@@ -49,9 +49,9 @@ struct EventSizeLimitTests {
         )
         #expect(fixture.sink.events.map { $0.ndjsonLine.count - 1 }.sorted() == [400, Self.limit])
         let reject = try #require(fixture.rejects.rejects.first)
-        #expect(reject.index == 1 && reject.reason == "too_large")
+        #expect(reject.index == 1 && reject.reason.code == "too_large")
         // The whole envelope is kept, nothing truncated: it can be fixed and sent again.
-        #expect(reject.event?.count == Self.limit + 1)
+        #expect(reject.eventJSON.count == Self.limit + 1)
     }
 
     @Test("Segment batch: an oversized message is rejected alone and kept; the others are stored")
@@ -73,7 +73,7 @@ struct EventSizeLimitTests {
         #expect(response.status == .ok)
         #expect(fixture.sink.eventCount == 1)
         let reject = try #require(fixture.rejects.rejects.first)
-        #expect(reject.index == 1 && reject.reason == "too_large")
-        #expect(reject.message.hasSuffix("over the \(Self.limit)-byte event limit"))
+        #expect(reject.index == 1 && reject.reason.code == "too_large")
+        #expect(reject.reason.message.hasSuffix("over the \(Self.limit)-byte event limit"))
     }
 }

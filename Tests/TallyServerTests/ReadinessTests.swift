@@ -22,7 +22,7 @@ struct ReadinessTests {
                 allowAnonymous: false
             ),
             sink: sink,
-            rejects: FileRejectSink(root: rejects),
+            rejects: FileRejectSink(directory: rejects),
             logger: Logger(label: "test")
         )
     }

@@ -55,6 +55,6 @@ struct RequestIDTests {
         #expect(ids.allSatisfy(Self.isWellFormed), "\(ids.first { !Self.isWellFormed($0) } ?? "")")
         #expect(Set(ids.compactMap { $0 }).count == ids.count)
         #expect(Self.isWellFormed(rejected))
-        #expect(fixture.rejects.rejects.map(\.requestID) == [try #require(rejected)])
+        #expect(fixture.rejects.rejects.compactMap(\.requestID) == [try #require(rejected)])
     }
 }

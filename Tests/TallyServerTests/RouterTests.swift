@@ -303,8 +303,8 @@ struct RouterTests {
         #expect(fixture.sink.eventCount == 1)
         let reject = try #require(fixture.rejects.rejects.first)
         #expect(reject.index == 1)
-        #expect(reject.reason == "invalid_timestamp")
-        #expect(reject.event.map { String(decoding: $0, as: UTF8.self) }?.contains(#""messageId":"bad""#) == true)
+        #expect(reject.reason.code == "invalid_timestamp")
+        #expect(String(decoding: reject.eventJSON, as: UTF8.self).contains(#""messageId":"bad""#))
         // Segment's answer, with tally's list beside it (Segment's clients read the status only).
         let reply = try Self.json(response)
         #expect(reply["success"] as? Bool == true)

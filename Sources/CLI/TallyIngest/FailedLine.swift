@@ -1,16 +1,18 @@
 import Foundation
 package import TallyCore
 
-/// One line of a dead-letter or rejects file, unwrapped: the event it keeps and the members of its
-/// wrapper, byte for byte, so that a line that still fails is written back as it was but for its
-/// reason.
+/// One line of a dead-letter or rejects file (`Reject`'s JSON line), unwrapped: the event it keeps
+/// and the members of its wrapper, byte for byte, so that a line that still fails is written back
+/// as it was but for its reason.
 ///
-/// - dead letters: `{"failed_at":…,"sink":…,"reason":…,"attempts":…,"event":{…envelope…}}`
+/// - dead letters: `{"failed_at":…,"sink":…,"reason":…[,"path":…],"message":…,"attempts":…,
+///   "event":{…envelope…}}` (no `message` in lines of earlier releases)
 /// - the collector's rejects: `{"failed_at":…,"sink":"collector","reason":…,"path":…,"message":…,
 ///   "request_id":…,"index":…,"source":…,"event":{…}|null}` (the event as sent when it could not
 ///   be decoded)
-/// - the rejects of `tally ingest`: `{"source":…,"line":…,"reason":…,"path":…,"message":…,
-///   "raw":"…"[,"raw_base64":"…"]}` (the input line as text, and byte-exact when it was not UTF-8)
+/// - the rejects of `tally ingest`: `{"failed_at":…,"source":…,"line":…,"reason":…,"path":…,
+///   "message":…,"raw":"…"[,"raw_base64":"…"]}` (the input line as text, and byte-exact when it was
+///   not UTF-8; no `failed_at` in lines of earlier releases)
 package struct FailedLine {
     /// Which kind of file the line comes from.
     package enum Kind: String, Sendable {

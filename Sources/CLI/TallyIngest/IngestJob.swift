@@ -1,5 +1,6 @@
 import Foundation
 package import TallyCore
+import TallyFileStore
 package import TallyFormats
 package import TallyPipeline
 package import TallySchema
@@ -104,7 +105,10 @@ package final class IngestJob {
     private let progress: ((Progress) -> Void)?
     private let decoder: FormatDecoder
     private let intake: EventIntake
-    private let rejects: RejectWriter
+    private let rejects: FileRejectSink
+    /// Rejects of the chunk being read, stored once it is.
+    private var pendingRejects: [Reject] = []
+    private var rejectsStored = false
     private var report = IngestReport()
     private var pending: [EventEnvelope] = []
     private var stopRequested = false
@@ -120,7 +124,7 @@ package final class IngestJob {
         self.progress = progress
         decoder = FormatDecoder(format: options.format)
         intake = EventIntake(validator: options.validator, defaultFeature: options.defaultFeature, arrival: .keepGiven)
-        rejects = RejectWriter(path: options.rejectsPath)
+        rejects = FileRejectSink(file: options.rejectsPath)
         report.validation = options.validator.registry == nil ? "structural" : "registry"
     }
 
@@ -131,10 +135,16 @@ package final class IngestJob {
         defer { report.elapsedSeconds = Date().timeIntervalSince(started) }
         for source in sources where !stopRequested {
             report.sources.append(source)
-            try await ingest(source, started: started, shouldStop: shouldStop)
+            do {
+                try await ingest(source, started: started, shouldStop: shouldStop)
+            } catch {
+                // The rejects of the lines read before the failure are kept all the same.
+                try? await storeRejects()
+                throw error
+            }
         }
-        try rejects.flush()
-        if rejects.isUsed { report.rejectsFile = rejects.path }
+        try await storeRejects()
+        if rejectsStored { report.rejectsFile = options.rejectsPath }
         report.interrupted = stopRequested && !report.rejectLimitReached
         report.elapsedSeconds = Date().timeIntervalSince(started)
         return report
@@ -168,13 +178,14 @@ package final class IngestJob {
                     try self.process(line, source: name, receivedAt: now)
                 }
             } catch let error as IOError where error.path == source {
-                // Only the input's own read: a failed write of the rejects file stays an IOError.
+                // Only the input's own read: any other IOError stays one.
                 throw InputError(.cannotRead, source: source, underlying: error)
             } catch is CancellationError {
                 // Stopped while waiting for input: nothing of this chunk was accepted.
                 stopRequested = true
                 break
             }
+            try await storeRejects()
             if !pending.isEmpty {
                 try await pipeline.send(contentsOf: pending)
                 pending.removeAll(keepingCapacity: true)
@@ -208,7 +219,8 @@ package final class IngestJob {
                     message:
                         "line of \(length) bytes exceeds the \(options.maxLineLength)-byte limit (--max-line-bytes)"
                 ),
-                raw: nil
+                raw: nil,
+                at: receivedAt
             )
             return
         }
@@ -232,7 +244,8 @@ package final class IngestJob {
                     source,
                     line.number,
                     EventViolation(ReasonCode(error.code), path: error.path, message: error.message),
-                    raw: line.bytes
+                    raw: line.bytes,
+                    at: receivedAt
                 )
             }
         }
@@ -252,27 +265,42 @@ package final class IngestJob {
             pending.append(event)
         case .rejected(var violation, _):
             if violation.code == .tooLarge, violation.path == "$" { violation.message += " (--max-event-bytes)" }
-            try reject(source, line.number, violation, raw: line.bytes)
+            try reject(source, line.number, violation, raw: line.bytes, at: receivedAt)
         }
     }
 
-    private func reject(_ source: String, _ line: Int, _ violation: EventViolation, raw: UnsafeBufferPointer<UInt8>?)
-        throws
-    {
+    private func reject(
+        _ source: String,
+        _ line: Int,
+        _ violation: EventViolation,
+        raw: UnsafeBufferPointer<UInt8>?,
+        at time: Timestamp
+    ) throws {
         report.rejected[violation.code, default: 0] += 1
-        let rejected = RejectedLine(
-            source: source,
-            line: line,
-            reason: violation.code,
-            path: violation.path,
-            message: violation.message
+        // The line as read, so that it can be fixed and fed back.
+        let rejected = Reject(
+            content: raw.map { .bytes(Array($0)) } ?? .nothing,
+            reason: Reject.Reason(violation),
+            origin: .line(file: source, line: line),
+            failedAt: time
         )
-        if report.firstRejects.count < IngestReport.firstRejectsLimit { report.firstRejects.append(rejected) }
-        try rejects.reject(source: source, line: line, violation: violation, raw: raw)
+        pendingRejects.append(rejected)
+        // The report names them; the line itself is in the rejects file.
+        var named = rejected
+        named.content = .nothing
+        if report.firstRejects.count < IngestReport.firstRejectsLimit { report.firstRejects.append(named) }
         if let maxRejects = options.maxRejects, report.rejectedCount > maxRejects {
             report.rejectLimitReached = true
-            report.stoppedAt = rejected
+            report.stoppedAt = named
             stopRequested = true
         }
+    }
+
+    /// Stores the rejects of the chunk read (written and fsynced).
+    private func storeRejects() async throws {
+        guard !pendingRejects.isEmpty else { return }
+        try await rejects.store(pendingRejects)
+        pendingRejects.removeAll(keepingCapacity: true)
+        rejectsStored = true
     }
 }

@@ -1,3 +1,4 @@
+package import TallyPipeline
 package import TallySchema
 
 /// What an ingest did: every line read is accepted, rejected (with its reason) or blank.
@@ -53,10 +54,10 @@ package struct IngestReport: Sendable {
     /// it was read.
     package var rejectLimitReached = false
     /// The rejected line that stopped reading, when ``rejectLimitReached``.
-    package var stoppedAt: RejectedLine?
-    /// The first rejected lines (at most ``firstRejectsLimit``), for the console; the rejects file
-    /// holds them all.
-    package var firstRejects: [RejectedLine] = []
+    package var stoppedAt: Reject?
+    /// The first rejected lines (at most ``firstRejectsLimit``), for the console, without their
+    /// content; the rejects file holds them all.
+    package var firstRejects: [Reject] = []
     /// How many rejected lines ``firstRejects`` keeps.
     package static let firstRejectsLimit = 5
     /// Inputs that are probably not NDJSON (a JSON array, pretty-printed JSON, binary data), each

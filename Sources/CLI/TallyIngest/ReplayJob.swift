@@ -185,12 +185,11 @@ package final class ReplayJob {
             file.stillFailing[violation.code, default: 0] += 1
             if file.firstStillFailing.count < IngestReport.firstRejectsLimit {
                 file.firstStillFailing.append(
-                    RejectedLine(
-                        source: file.path,
-                        line: line.number,
-                        reason: violation.code,
-                        path: violation.path,
-                        message: violation.message
+                    Reject(
+                        content: .nothing,  // named only: the line stays in the file
+                        reason: Reject.Reason(violation),
+                        origin: .line(file: file.path, line: line.number),
+                        failedAt: now
                     )
                 )
             }

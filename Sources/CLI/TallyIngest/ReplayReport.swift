@@ -1,3 +1,4 @@
+package import TallyPipeline
 package import TallySchema
 
 /// What `tally replay` did with dead-letter and rejects files.
@@ -20,7 +21,7 @@ package struct ReplayReport: Sendable {
         /// Of them, lines whose reason (or path, or message) changed: rewritten with the new one.
         package var newReasons = 0
         /// The first of them, as `file:line: reason at path: message`.
-        package var firstStillFailing: [RejectedLine] = []
+        package var firstStillFailing: [Reject] = []
         /// Lines that keep no event (a collector's reject of a body it could not read, an ingest
         /// reject of a line too long to keep): kept as they are.
         package var withoutEvent = 0

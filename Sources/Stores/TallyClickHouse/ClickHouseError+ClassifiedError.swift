@@ -35,6 +35,10 @@ extension ClickHouseError: ClassifiedError {
         default: return .transient
         }
     }
+
+    /// `clickhouse_<code>`, as `tally.failed_events` records the server's refusals; the code's name
+    /// (`connection`) without a server code.
+    package var reasonCode: String { serverCode.map { "clickhouse_\($0)" } ?? code.description }
 }
 
 extension ClickHouseError {

@@ -1,4 +1,5 @@
 package import TallyCore
+package import TallyPipeline
 
 /// Events and identity records as RowBinary rows of `tally.events` and `tally.identities`, in the
 /// column order of ``ClickHouseSchema/eventColumns`` and ``ClickHouseSchema/identityColumns``.
@@ -93,20 +94,13 @@ package enum ClickHouseRowEncoder {
         writer.nullableMicros(event.deviceOccurredAt)
     }
 
-    /// Appends one `tally.failed_events` row: the event as its NDJSON line, the reason and the
-    /// server's whole message.
-    package static func appendFailed(
-        _ event: EventEnvelope,
-        reason: String,
-        detail: String,
-        to writer: inout RowBinaryWriter
-    ) {
-        writer.string(event.eventID.description)
-        writer.string(reason)
-        writer.string(detail)
-        var line = event.ndjsonLine
-        if line.last == UInt8(ascii: "\n") { line.removeLast() }
-        writer.string(bytes: line)
+    /// Appends one `tally.failed_events` row: the reject's event id, reason code, detail and event,
+    /// as PostgreSQL keeps them (``TallyPipeline/Reject/detail``, ``TallyPipeline/Reject/eventJSON``).
+    package static func appendFailed(_ reject: Reject, to writer: inout RowBinaryWriter) {
+        writer.string(reject.eventID?.description ?? "")
+        writer.string(reject.reason.code)
+        writer.string(reject.detail)
+        writer.string(bytes: reject.eventJSON)
     }
 
     /// A property value as filters compare it: a string as itself, anything else as JSON text.

@@ -104,15 +104,17 @@ public actor ClickHouseSink: EventSink {
     /// Keeps `event` in `tally.failed_events` with the server's reason; when even that fails, the
     /// first error goes to the pipeline, which dead-letters the batch.
     private nonisolated func storeFailed(_ event: EventEnvelope, error: ClickHouseError) async throws {
-        var writer = RowBinaryWriter()
-        ClickHouseRowEncoder.appendFailed(
-            event,
-            reason: "clickhouse_\(error.serverCode ?? 0)",
-            detail: error.serverMessage ?? error.message,
-            to: &writer
+        let reject = Reject(
+            content: .event(event),
+            reason: Reject.Reason(
+                code: "clickhouse_\(error.serverCode ?? 0)",
+                message: error.serverMessage ?? error.message
+            ),
+            origin: .sink(name: name, attempts: 1),
+            failedAt: .now()
         )
         do {
-            try await client.insert(ClickHouseRowEncoder.failedInsert, data: writer.bytes, settings: settings)
+            try await ClickHouseRejectSink(client: client, settings: settings).store([reject])
         } catch let failure {
             logger.error("cannot keep a refused event in tally.failed_events", metadata: ["error": "\(failure)"])
             throw error

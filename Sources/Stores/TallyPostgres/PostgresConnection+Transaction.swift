@@ -27,6 +27,12 @@ extension PostgresConnection {
         @discardableResult
         package func execute(_ sql: String) throws -> Rows { try connection.execute(sql, nil) }
 
+        /// A statement with text parameters (nil: `NULL`); its rows.
+        @discardableResult
+        package func query(_ sql: String, _ parameters: [String?]) throws -> Rows {
+            try connection.execute(sql, parameters)
+        }
+
         /// A prepared statement with binary parameters; its rows.
         @discardableResult
         package func queryPrepared(_ name: String, binary parameters: [[UInt8]]) throws -> Rows {

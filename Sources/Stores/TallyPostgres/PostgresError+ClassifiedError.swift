@@ -41,6 +41,10 @@ extension PostgresError: ClassifiedError {
         }
     }
 
+    /// `postgres_<SQLSTATE>`, as `tally.failed_events` records the server's refusals; the code's
+    /// name (`connection`) without a SQLSTATE.
+    public var reasonCode: String { sqlState.map { "postgres_" + $0 } ?? code.description }
+
     /// A connection the server refused for who asked, not for its state: bad credentials, no
     /// `pg_hba.conf` entry, a missing role or database, no CONNECT right.
     var isRefusedLogin: Bool {

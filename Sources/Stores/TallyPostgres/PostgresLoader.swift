@@ -1,5 +1,6 @@
 import Logging
 import TallyCore
+import TallyPipeline
 
 /// One connection to PostgreSQL and what a sink learns by loading through it: the partitions it
 /// ensured, the actors it stored, whether direct COPY still pays.
@@ -315,35 +316,29 @@ actor PostgresLoader {
             + "}'::bigint[])"
     }
 
-    /// Keeps `event` in `tally.failed_events`; a replayed one (`row`) updates its row instead (or
-    /// adds one if a transaction that stored another event of that row already deleted it).
+    /// Keeps `event` in `tally.failed_events` (reason `postgres_<SQLSTATE>`, the server's whole
+    /// report as the message); a replayed one (`row`) updates its row instead (or adds one if a
+    /// transaction that stored another event of that row already deleted it).
     private func storeFailed(_ event: EventEnvelope, error: PostgresError, row: Int64?) async throws {
         totals.withLock { $0.failed += 1 }
         logger.warning(
             "event refused by PostgreSQL, kept in tally.failed_events",
             metadata: ["tally.event_id": "\(event.eventID)", "tally.sqlstate": "\(error.sqlState ?? "")"]
         )
-        let parameters = [
-            event.eventID.description, "postgres_" + (error.sqlState ?? "error"), error.serverMessage ?? error.message,
-            String(decoding: event.ndjsonLine.dropLast(), as: UTF8.self),
-        ]
+        let reject = Reject(
+            content: .event(event),
+            reason: Reject.Reason(
+                code: "postgres_" + (error.sqlState ?? "error"),
+                message: error.serverMessage ?? error.message
+            ),
+            origin: .sink(name: "postgres", attempts: 1),
+            failedAt: .now()
+        )
+        let parameters = FailedEventRows.parameters(reject)
         guard let row else {
-            try await connection.query(
-                "INSERT INTO tally.failed_events (event_id, reason, detail, event) VALUES ($1::uuid, $2, $3, $4)",
-                parameters
-            )
+            try await connection.query(FailedEventRows.insert, parameters)
             return
         }
-        try await connection.query(
-            """
-            WITH kept AS (
-                UPDATE tally.failed_events SET failed_at = now(), event_id = $1::uuid, reason = $2, detail = $3
-                WHERE id = $5::bigint RETURNING 1
-            )
-            INSERT INTO tally.failed_events (event_id, reason, detail, event)
-            SELECT $1::uuid, $2, $3, $4 WHERE NOT EXISTS (SELECT FROM kept)
-            """,
-            parameters + [String(row)]
-        )
+        try await connection.query(FailedEventRows.replace, parameters + [String(row)])
     }
 }

@@ -225,7 +225,7 @@ struct IngestCommand: AsyncParsableCommand {
         }
         let pipeline = EventPipeline(
             sinks: eventSinks,
-            deadLetters: FileDeadLetterSink(directory: store.path),
+            deadLetters: FileRejectSink(directory: store.path),
             // Bounded memory whatever the input: ~30k events in flight at most (queue, batcher, sink queues).
             // 5,000-event batches: PostgreSQL's per-statement and rollup costs shrink with batch size
             // (2,000: rollups +30%, 5,000: +20% on the benchmark).

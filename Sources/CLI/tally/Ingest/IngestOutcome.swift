@@ -27,7 +27,7 @@ struct IngestOutcome {
         if report.rejectLimitReached, let maxRejects, let last = report.stoppedAt {
             throw CommandFailure(
                 .dataError,
-                "stopped at \(last.source):\(last.line): \(Plural.count(report.rejectedCount, "line")) rejected, more than "
+                "stopped at \(last.place): \(Plural.count(report.rejectedCount, "line")) rejected, more than "
                     + "--max-rejects \(maxRejects); nothing after that line was read. "
                     + (report.accepted == 1
                         ? "The 1 event accepted before it is stored."

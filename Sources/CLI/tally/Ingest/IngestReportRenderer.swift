@@ -1,6 +1,7 @@
 import Foundation
 import TallyCore
 import TallyIngest
+import TallyPipeline
 import TallyReports
 import TallySchema
 
@@ -56,7 +57,7 @@ enum IngestReportRenderer {
             )
         }
         if let stop = report.stoppedAt {
-            lines.append("  stopped at \(stop.source):\(stop.line), over --max-rejects: nothing after it was read")
+            lines.append("  stopped at \(stop.place), over --max-rejects: nothing after it was read")
         }
         if report.interrupted { lines.append("  stopped early: run the same command again to finish (ids are stable)") }
         return lines.joined(separator: "\n") + "\n"
@@ -114,13 +115,14 @@ enum IngestReportRenderer {
         return JSONWriter.text(.object(object)) + "\n"
     }
 
-    private static func rejectedLine(_ rejected: RejectedLine) -> JSONValue {
-        .object([
-            JSONMember(key: "source", value: .string(rejected.source)),
-            JSONMember(key: "line", value: number(rejected.line)),
-            JSONMember(key: "reason", value: .string(rejected.reason.rawValue)),
-            JSONMember(key: "path", value: .string(rejected.path)),
-            JSONMember(key: "message", value: .string(rejected.message)),
+    private static func rejectedLine(_ rejected: Reject) -> JSONValue {
+        let (source, line) = if case .line(let file, let line) = rejected.origin { (file, line) } else { ("", 0) }
+        return .object([
+            JSONMember(key: "source", value: .string(source)),
+            JSONMember(key: "line", value: number(line)),
+            JSONMember(key: "reason", value: .string(rejected.reason.code)),
+            JSONMember(key: "path", value: .string(rejected.reason.path ?? "$")),
+            JSONMember(key: "message", value: .string(rejected.reason.message)),
         ])
     }
 

@@ -1,6 +1,7 @@
 import Foundation
 import TallyCore
 import TallyIngest
+import TallyPipeline
 import TallyPostgres
 import TallyReports
 import TallySchema
@@ -71,12 +72,13 @@ enum ReplayReportRenderer {
                 JSONMember(
                     key: "first_still_failing",
                     value: .array(
-                        file.firstStillFailing.map {
-                            .object([
-                                JSONMember(key: "line", value: number($0.line)),
-                                JSONMember(key: "reason", value: .string($0.reason.rawValue)),
-                                JSONMember(key: "path", value: .string($0.path)),
-                                JSONMember(key: "message", value: .string($0.message)),
+                        file.firstStillFailing.map { reject in
+                            let line = if case .line(_, let line) = reject.origin { line } else { 0 }
+                            return .object([
+                                JSONMember(key: "line", value: number(line)),
+                                JSONMember(key: "reason", value: .string(reject.reason.code)),
+                                JSONMember(key: "path", value: .string(reject.reason.path ?? "$")),
+                                JSONMember(key: "message", value: .string(reject.reason.message)),
                             ])
                         }
                     )

@@ -217,7 +217,7 @@ struct ServeCommand: AsyncParsableCommand {
                 )
             }
             eventSink = FileSink(directory: store.path, logger: logger)
-            rejectSink = FileRejectSink(root: store.path)
+            rejectSink = FileRejectSink(directory: store.path)
         case .postgres:
             try await database.checkReadyForEvents()
             // Four rounds at once: a round waits mostly on the server, and with two the collector

@@ -47,7 +47,7 @@ package final class GroupCommitter: Service, Sendable {
 
     private struct Payload: Sendable {
         var events: [EventEnvelope]
-        var rejects: [RejectedEvent]
+        var rejects: [Reject]
         var continuation: CheckedContinuation<CommitOutcome, Never>
     }
 
@@ -104,7 +104,7 @@ package final class GroupCommitter: Service, Sendable {
     /// at most until `deadline`.
     package func commit(
         events: [EventEnvelope],
-        rejects: [RejectedEvent],
+        rejects: [Reject],
         deadline: ContinuousClock.Instant
     ) async -> CommitOutcome {
         await withCheckedContinuation { continuation in
@@ -140,7 +140,8 @@ package final class GroupCommitter: Service, Sendable {
     package func isReady() async -> Bool {
         if state.withLock({ $0.machine.isShuttingDown }) { return false }
         if let probe = sink as? any ReadinessProbe, !(await probe.isReachable()) { return false }
-        return await rejects.isReachable()
+        if let probe = rejects as? any ReadinessProbe, !(await probe.isReachable()) { return false }
+        return true
     }
 
     package func run() async throws {
@@ -204,11 +205,11 @@ package final class GroupCommitter: Service, Sendable {
 
     /// The next round and what it writes, taken under the lock, so that a request answered
     /// (timed out) from now on changes nothing about the round.
-    private func takeRound(_ state: inout State) -> (Round, [EventEnvelope], [RejectedEvent])? {
+    private func takeRound(_ state: inout State) -> (Round, [EventEnvelope], [Reject])? {
         guard let round = state.machine.nextRound() else { return nil }
         metrics.queueDepth.record(state.machine.pendingEvents)
         var events: [EventEnvelope] = []
-        var rejected: [RejectedEvent] = []
+        var rejected: [Reject] = []
         events.reserveCapacity(round.events)
         for id in round.requests {
             guard let payload = state.payloads[id] else { continue }
@@ -221,7 +222,7 @@ package final class GroupCommitter: Service, Sendable {
         return (round, events, rejected)
     }
 
-    private func write(_ round: Round, _ events: [EventEnvelope], _ rejected: [RejectedEvent]) async {
+    private func write(_ round: Round, _ events: [EventEnvelope], _ rejected: [Reject]) async {
         // A round nobody waits for any more (every request timed out) is not retried.
         let outcome = await RetryDriver(policy: configuration.retry).run(
             shouldRetry: { _, _ in state.withLock { $0.machine.isAwaited(round.id) } },
@@ -253,7 +254,7 @@ package final class GroupCommitter: Service, Sendable {
         wake.yield()
     }
 
-    private func writeOnce(_ events: [EventEnvelope], _ rejected: [RejectedEvent]) async throws {
+    private func writeOnce(_ events: [EventEnvelope], _ rejected: [Reject]) async throws {
         // The usual round has no rejects: then no child task for them (one more trip through the
         // event loops).
         guard !rejected.isEmpty else { return try await writeEvents(events) }

@@ -1,5 +1,6 @@
 import TallyCore
 import TallyFormats
+import TallyPipeline
 import TallySchema
 
 /// Turns a request body into validated envelopes and rejects, the way `tally ingest` reads
@@ -13,7 +14,7 @@ struct PayloadDecoder {
     /// What a request holds once decoded.
     struct Decoded {
         var events: [EventEnvelope] = []
-        var rejects: [RejectedEvent] = []
+        var rejects: [Reject] = []
         /// Events from the future, placed at their receipt.
         var futurePlaced = 0
         /// The format it was read as (for `/batch`: Segment or PostHog).
@@ -96,7 +97,7 @@ struct PayloadDecoder {
                 reject(
                     EventViolation(ReasonCode(error.code), path: error.path, message: error.message),
                     index: index,
-                    raw: Array(bytes),
+                    content: .bytes(Array(bytes)),
                     into: &decoded
                 )
                 continue
@@ -135,7 +136,7 @@ struct PayloadDecoder {
                 reject(
                     EventViolation(ReasonCode(error.code), path: error.path, message: error.message),
                     index: index,
-                    raw: range.map { Array(body[$0]) },
+                    content: range.map { .bytes(Array(body[$0])) } ?? .nothing,
                     into: &decoded
                 )
             }
@@ -156,37 +157,18 @@ struct PayloadDecoder {
             if placed { decoded.futurePlaced += 1 }
             decoded.events.append(accepted)
         case .rejected(let violation, let event):
-            reject(violation, index: index, raw: Array(event.ndjsonLine.dropLast()), into: &decoded)
+            reject(violation, index: index, content: .event(event), into: &decoded)
         }
     }
 
-    private func reject(_ violation: EventViolation, index: Int, raw: [UInt8]?, into decoded: inout Decoded) {
+    private func reject(_ violation: EventViolation, index: Int, content: Reject.Content, into decoded: inout Decoded) {
         decoded.rejects.append(
-            RejectedEvent(
-                requestID: requestID,
-                index: index,
-                source: sender.source,
-                reason: violation.code.rawValue,
-                path: violation.path,
-                message: violation.message,
-                event: raw.flatMap { Self.isJSON($0) ? $0 : nil },
-                receivedAt: receivedAt
+            Reject(
+                content: content,
+                reason: Reject.Reason(violation),
+                origin: .request(id: requestID, index: index, source: sender.source),
+                failedAt: receivedAt
             )
         )
-    }
-
-    /// Raw bytes go into the dead-letter line only when they are one JSON value.
-    private static func isJSON(_ bytes: [UInt8]) -> Bool {
-        bytes.withUnsafeBufferPointer { buffer in
-            var parser = JSONParser(bytes: buffer)
-            do throws(JSONError) {
-                parser.skipWhitespace()
-                try parser.skipValue(depth: 0)
-                parser.skipWhitespace()
-                return parser.peek() == nil
-            } catch {
-                return false
-            }
-        }
     }
 }

@@ -69,7 +69,7 @@ struct CollectorRoutes: Sendable {
         }
         collector.metrics.eventsAccepted.increment(by: decoded.events.count)
         if decoded.futurePlaced > 0 { collector.metrics.eventsFromFuture.increment(by: decoded.futurePlaced) }
-        for reject in decoded.rejects { collector.metrics.rejected(reject.reason) }
+        for reject in decoded.rejects { collector.metrics.rejected(reject.reason.code) }
         let reply: [UInt8]
         switch kind {
         case .tally: reply = Self.tallyReply(decoded)
@@ -128,14 +128,15 @@ struct CollectorRoutes: Sendable {
         bytes.append(contentsOf: #""rejected":["#.utf8)
         for (position, reject) in decoded.rejects.enumerated() {
             if position > 0 { bytes.append(UInt8(ascii: ",")) }
+            let index = if case .request(_, let index, _) = reject.origin { index } else { position }
             bytes.append(contentsOf: #"{"index":"#.utf8)
-            JSONWriter.appendInteger(Int64(reject.index), to: &bytes)
+            JSONWriter.appendInteger(Int64(index), to: &bytes)
             bytes.append(contentsOf: #","reason":"#.utf8)
-            JSONWriter.appendString(reject.reason, to: &bytes)
+            JSONWriter.appendString(reject.reason.code, to: &bytes)
             bytes.append(contentsOf: #","path":"#.utf8)
-            JSONWriter.appendString(reject.path, to: &bytes)
+            JSONWriter.appendString(reject.reason.path ?? "$", to: &bytes)
             bytes.append(contentsOf: #","message":"#.utf8)
-            JSONWriter.appendString(reject.message, to: &bytes)
+            JSONWriter.appendString(reject.reason.message, to: &bytes)
             bytes.append(UInt8(ascii: "}"))
         }
         bytes.append(UInt8(ascii: "]"))

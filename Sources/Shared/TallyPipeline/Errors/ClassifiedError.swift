@@ -6,4 +6,11 @@
 public protocol ClassifiedError: Error {
     /// Whether a retry may succeed.
     var errorClass: SinkErrorClass { get }
+    /// The stable code a dead letter of this error records as its reason (`timedOut`,
+    /// `postgres_08006`); `sink_error` by default.
+    var reasonCode: String { get }
+}
+
+extension ClassifiedError {
+    public var reasonCode: String { "sink_error" }
 }

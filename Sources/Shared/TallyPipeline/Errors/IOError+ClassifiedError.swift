@@ -17,4 +17,7 @@ extension IOError: ClassifiedError {
         default: .transient
         }
     }
+
+    /// The system call's name (`write`).
+    public var reasonCode: String { code.description }
 }

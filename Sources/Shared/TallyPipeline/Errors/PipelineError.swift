@@ -40,4 +40,7 @@ public struct PipelineError: Error, Sendable, Hashable, CustomStringConvertible 
 extension PipelineError: ClassifiedError {
     /// A timeout is transient (the next attempt may be faster); the rest are permanent.
     public var errorClass: SinkErrorClass { code == .timedOut ? .transient : .permanent }
+
+    /// The code's name (`timedOut`).
+    public var reasonCode: String { code.description }
 }

@@ -31,7 +31,7 @@ public final class EventPipeline: Service, Sendable {
     private let counters = Locked(SinkCounters())
     /// Validation before the sinks, if any.
     public let validation: EventValidation?
-    private let deadLetters: any DeadLetterSink
+    private let deadLetters: any RejectSink
     private let clock: any Clock<Duration>
     private let logger: Logger
     private let hasStarted = Locked(false)
@@ -40,8 +40,8 @@ public final class EventPipeline: Service, Sendable {
     ///
     /// - Parameters:
     ///   - sinks: where batches go; give each a distinct ``EventSink/name``.
-    ///   - deadLetters: where batches go that a sink refused after every retry; by default they are
-    ///     logged in full at `error` level.
+    ///   - deadLetters: where events go that a sink refused after every retry, or that the
+    ///     validation refused, as ``Reject``s; by default they are logged in full at `error` level.
     ///   - configuration: batching, queueing and retry settings.
     ///   - validation: the tracking plan and policy each event is checked against before the
     ///     sinks; nil to deliver events unchecked.
@@ -49,7 +49,7 @@ public final class EventPipeline: Service, Sendable {
     ///   - logger: where the pipeline reports retries, drops and dead letters.
     public convenience init(
         sinks: [any EventSink],
-        deadLetters: (any DeadLetterSink)? = nil,
+        deadLetters: (any RejectSink)? = nil,
         configuration: PipelineConfiguration = PipelineConfiguration(),
         validation: EventValidation? = nil,
         clock: any Clock<Duration> = ContinuousClock(),
@@ -70,7 +70,7 @@ public final class EventPipeline: Service, Sendable {
     package init(
         queue: PipelineQueue,
         sinks: [any EventSink],
-        deadLetters: (any DeadLetterSink)? = nil,
+        deadLetters: (any RejectSink)? = nil,
         configuration: PipelineConfiguration = PipelineConfiguration(),
         validation: EventValidation? = nil,
         clock: any Clock<Duration> = ContinuousClock(),
@@ -81,7 +81,7 @@ public final class EventPipeline: Service, Sendable {
         self.logger = logger
         buffer = queue.buffer
         self.validation = validation
-        let deadLetters = deadLetters ?? LoggingDeadLetterSink(logger: logger)
+        let deadLetters = deadLetters ?? LoggingRejectSink(logger: logger)
         self.deadLetters = deadLetters
         workers = sinks.map { [counters] sink in
             SinkWorker(
@@ -281,7 +281,7 @@ public final class EventPipeline: Service, Sendable {
     /// Validates each event on its own: invalid ones leave the batch (reject) or are marked (annotate).
     private func validate(_ events: inout Deque<EventEnvelope>) async {
         guard let validation else { return }
-        var rejected: [(EventEnvelope, String)] = []
+        var rejected: [Reject] = []
         var annotated: UInt64 = 0
         var kept = Deque<EventEnvelope>()
         kept.reserveCapacity(events.count)
@@ -297,7 +297,16 @@ public final class EventPipeline: Service, Sendable {
                 kept.append(marked)
                 annotated += 1
             } else {
-                rejected.append((result.event, result.summary))
+                var first = result.violations[0]
+                if result.violations.count > 1 { first.message = result.summary }
+                rejected.append(
+                    Reject(
+                        content: .event(result.event),
+                        reason: Reject.Reason(first),
+                        origin: .sink(name: "validation", attempts: 0),
+                        failedAt: .now()
+                    )
+                )
             }
         }
         events = kept
@@ -305,24 +314,18 @@ public final class EventPipeline: Service, Sendable {
             $0.rejected += UInt64(rejected.count)
             $0.annotated += annotated
         }
-        for (event, reason) in rejected {
+        guard !rejected.isEmpty else { return }
+        for reject in rejected {
             logger.debug(
                 "event rejected by validation",
-                metadata: ["tally.event": "\(event.name)", "tally.reason": "\(reason)"]
+                metadata: ["tally.event": "\(reject.event?.name ?? "")", "tally.reason": "\(reject.reason.code)"]
             )
-            let letter = DeadLetter(
-                events: [event],
-                sinkName: "validation",
-                reason: reason,
-                attempts: 0,
-                failedAt: .now()
-            )
-            do {
-                try await deadLetters.store(letter)
-            } catch {
-                counters.withLock { $0.lost += 1 }
-                logger.critical("dead-letter sink failed: rejected event lost", metadata: ["error": "\(error)"])
-            }
+        }
+        do {
+            try await deadLetters.store(rejected)
+        } catch {
+            counters.withLock { $0.lost += UInt64(rejected.count) }
+            logger.critical("dead-letter sink failed: rejected events lost", metadata: ["error": "\(error)"])
         }
     }
 

@@ -11,7 +11,7 @@ struct SinkWorker: Sendable {
     /// `clock` paces batching and backoff (tests step it by hand), a deadline guards against real hangs.
     let timeout: Duration
     let clock: any Clock<Duration>
-    let deadLetters: any DeadLetterSink
+    let deadLetters: any RejectSink
     let counters: Locked<SinkCounters>
     let logger: Logger
     /// Set when a batch used up its retries, cleared by the next successful write. While set, a
@@ -83,17 +83,24 @@ struct SinkWorker: Sendable {
             counters.withLock { $0.delivered[sink.name, default: 0] += UInt64(events.count) }
             givenUp.withLock { $0 = false }
         case .failed(let error, let attempts, let stop):
-            let reason: String
+            let message: String
             switch stop {
-            case .permanent: reason = "\(error) (permanent: not retried)"
-            case .exhausted: reason = "\(error)"
-            case .declined: reason = "\(error) (the sink is still failing after an earlier batch used up its retries)"
+            case .permanent: message = "\(error) (permanent: not retried)"
+            case .exhausted: message = "\(error)"
+            case .declined: message = "\(error) (the sink is still failing after an earlier batch used up its retries)"
             // No time left to wait, so keep the batch rather than retry.
-            case .cancelledWhileWaiting: reason = "cancelled while retrying"
+            case .cancelledWhileWaiting: message = "cancelled while retrying"
             }
             if stop == .permanent || stop == .exhausted { givenUp.withLock { $0 = true } }
-            await deadLetter(events, reason: reason, attempts: attempts)
+            let code = stop == .cancelledWhileWaiting ? "cancelled" : Self.reasonCode(of: error)
+            await deadLetter(events, reason: Reject.Reason(code: code, message: message), attempts: attempts)
         }
+    }
+
+    /// The stable code of a failed write: the error's own (``ClassifiedError/reasonCode``).
+    static func reasonCode(of error: any Error) -> String {
+        if error is CancellationError { return "cancelled" }
+        return (error as? any ClassifiedError)?.reasonCode ?? "sink_error"
     }
 
     /// Runs one call of the sink under ``timeout`` (structured, like swift-otel's export timeout:
@@ -110,20 +117,25 @@ struct SinkWorker: Sendable {
         }
     }
 
-    private func deadLetter(_ events: [EventEnvelope], reason: String, attempts: Int) async {
-        let letter = DeadLetter(
-            events: events,
-            sinkName: sink.name,
-            reason: reason,
-            attempts: attempts,
-            failedAt: .now()
-        )
+    private func deadLetter(_ events: [EventEnvelope], reason: Reject.Reason, attempts: Int) async {
+        let failedAt = Timestamp.now()
+        let rejects = events.map {
+            Reject(
+                content: .event($0),
+                reason: reason,
+                origin: .sink(name: sink.name, attempts: attempts),
+                failedAt: failedAt
+            )
+        }
         logger.error(
             "sink write failed for good, batch dead-lettered",
-            metadata: ["tally.sink": "\(sink.name)", "tally.events": "\(events.count)", "tally.reason": "\(reason)"]
+            metadata: [
+                "tally.sink": "\(sink.name)", "tally.events": "\(events.count)",
+                "tally.reason": "\(reason.code): \(reason.message)",
+            ]
         )
         do {
-            try await deadLetters.store(letter)
+            try await deadLetters.store(rejects)
             counters.withLock { $0.deadLettered += UInt64(events.count) }
         } catch {
             counters.withLock { $0.lost += UInt64(events.count) }
