@@ -291,3 +291,12 @@ def test_serve_keeps_a_batch_clickhouse_refuses_for_good_in_failed_events_and_ac
         assert not any("commit round failed" in line for line in collector.lines), "not retried"
     finally:
         collector.kill()
+    # tally doctor warns about them, with ClickHouse's reason; nothing fails.
+    doctor = tally("doctor", "--store", "clickhouse", "--clickhouse-url", ",".join(nodes), "--format", "json")
+    assert doctor.returncode == 0, doctor.stdout + doctor.stderr
+    report = json.loads(doctor.stdout)
+    assert report["status"] == "warn", report
+    failed = [check for check in report["checks"] if check["name"] == "failed events"]
+    assert failed and failed[0]["status"] == "warn" and "clickhouse_171" in failed[0]["message"], report
+    strict = tally("doctor", "--store", "clickhouse", "--clickhouse-url", ",".join(nodes), "--strict")
+    assert strict.returncode == 1, strict.stdout + strict.stderr
