@@ -277,7 +277,9 @@ let package = Package(
         // `tally status`: the plans against what the store holds.
         .target(
             name: "TallyStatus",
-            dependencies: ["TallyCore", "TallySchema", "TallyFileStore", "TallyPostgres", "TallyReports"],
+            dependencies: [
+                "TallyCore", "TallySchema", "TallyFileStore", "TallyPostgres", "TallyClickHouse", "TallyReports",
+            ],
             path: "Sources/CLI/TallyStatus",
             swiftSettings: strict
         ),
@@ -455,7 +457,8 @@ let package = Package(
         .testTarget(
             name: "ClickHouseTests",
             dependencies: [
-                "TallyClickHouse", "TallyCore", "TallyFileStore", "TallyPipeline", "TallyReports", "TallyTestSupport",
+                "TallyClickHouse", "TallyCore", "TallyFileStore", "TallyPipeline", "TallyReports", "TallyStatus",
+                "TallyTestSupport",
             ],
             swiftSettings: strict
         ),

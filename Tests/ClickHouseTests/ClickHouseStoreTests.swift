@@ -54,6 +54,20 @@ struct ClickHouseStoreTests {
         #expect(summary.total?.events == 600)
         #expect(summary.total?.uniqueUsers == 23 + 3)
         #expect(summary.rows.map(\.events).reduce(0, +) == 600)
+        // The rollups' views saw every copy; their sets hold each id once, as the raw events count.
+        let views = try await client.rows("SELECT count() FROM tally.events_hourly")
+        #expect(Int(views.first?.first ?? "") ?? 0 > 0)
+        for grouping in [SummaryQuery.Grouping.feature, .day] {
+            let query = SummaryQuery(
+                grouping: grouping,
+                since: Self.base,
+                until: Self.base.advanced(byNanoseconds: 60 * 86_400_000_000_000)
+            )
+            let fromRollups = try await ClickHouseSummarizer(client: client).summarize(query)
+            let fromEvents = try await ClickHouseSummarizer(client: client).summarize(query, exact: true)
+            #expect(fromRollups.total == fromEvents.total)
+            #expect(fromRollups.rows.sorted { $0.key < $1.key } == fromEvents.rows.sorted { $0.key < $1.key })
+        }
         let raw = try await client.rows("SELECT count() FROM tally.events")
         #expect(Int(raw.first?.first ?? "") ?? 0 > 600, "copies are stored until merges; queries count them once")
         var shards: [Set<String>] = []
@@ -122,7 +136,40 @@ struct ClickHouseStoreTests {
         }
     }
 
-    @Test("a shard whose table differs refuses for good: not retried")
+    @Test("the rollups migration backfills what the events held before it; summaries stay exact")
+    func rollupsBackfill() async throws {
+        let client = try await TestClickHouse.fresh()
+        for index in client.endpoints.indices {
+            let node = client.node(index)
+            // As before the migration: no rollups, and migration 1 alone recorded (its statements
+            // are idempotent, so forgetting it as well makes them run again harmlessly).
+            for table in [
+                "events_hourly_view", "actors_daily_view", "events_hourly", "actors_daily", "events_hourly_local",
+                "actors_daily_local", "schema_migrations",
+            ] {
+                try await node.execute("DROP TABLE tally.\(table)")
+            }
+        }
+        let sink = try ClickHouseSink(urls: try TestClickHouse.urls)
+        var sampled = Self.events(300)
+        for index in sampled.indices where index % 4 == 0 { sampled[index].sampleRate = 0.25 }
+        try await sink.write(sampled)
+        try await sink.write(Array(sampled[..<100]))  // re-sent before the views exist
+        let outcomes = try await ClickHouseMigrator(client: client).migrate()
+        #expect(outcomes.allSatisfy { $0.applied == [1, 2] })
+        try await sink.write(Array(sampled[50..<200]))  // and after
+        for grouping in [SummaryQuery.Grouping.feature, .day] {
+            let query = SummaryQuery(grouping: grouping)
+            let fromRollups = try await ClickHouseSummarizer(client: client).summarize(query)
+            let fromEvents = try await ClickHouseSummarizer(client: client).summarize(query, exact: true)
+            #expect(fromRollups.total?.events == 300)
+            #expect(fromRollups.total == fromEvents.total)
+            #expect(fromRollups.rows.sorted { $0.key < $1.key } == fromEvents.rows.sorted { $0.key < $1.key })
+            #expect((fromRollups.total?.unsampledEstimate ?? 0) == 75 * 3)
+        }
+    }
+
+    @Test("a shard whose table differs: the batch goes to tally.failed_events at once, else the error is permanent")
     func permanentRefusal() async throws {
         let client = try await TestClickHouse.fresh()
         for index in client.endpoints.indices {
@@ -133,8 +180,27 @@ struct ClickHouseStoreTests {
         let sink = try ClickHouseSink(urls: try TestClickHouse.urls)
         var events = Self.events(20)
         for index in events.indices { events[index].sessionID = "session-\(index)" }
+        try await sink.write(events)
+        #expect(await sink.failed == 20)
+        let failed = try await client.rows(
+            "SELECT reason, count(), uniqExact(event_id), min(detail) FROM tally.failed_events GROUP BY reason"
+        )
+        #expect(failed.count == 1)
+        #expect(failed.first?[0] == "clickhouse_171" && failed.first?[1] == "20" && failed.first?[2] == "20")
+        #expect(failed.first?[3].contains("Block structure mismatch") == true)
+
+        // When the failed events' table refuses as well, nothing counts as stored: a permanent error.
+        for index in client.endpoints.indices {
+            try await client.node(index).execute("DROP TABLE tally.failed_events_local")
+        }
         await #expect {
-            try await sink.write(events)
+            try await sink.write(
+                Self.events(20, from: 100).map { event in
+                    var event = event
+                    event.sessionID = "s"
+                    return event
+                }
+            )
         } throws: { error in
             (error as? ClickHouseError)?.errorClass == .permanent
         }

@@ -258,3 +258,45 @@ def test_a_shard_stopped_for_30_seconds_under_load(nodes, collectors):
     assert total == distinct == len(clients.generated)
     assert any(status in (503, 429) for status in statuses_during), statuses_during
     assert len(acknowledged) > acknowledged_before
+
+
+def test_serve_keeps_a_batch_clickhouse_refuses_for_good_in_failed_events_and_acknowledges(nodes, tmp_path):
+    # A real type error: both shards' events table now holds session_id as a number, so every insert
+    # of an event with a session id fails on the shard (BLOCK_STRUCTURE_MISMATCH), whatever its retries.
+    for node in nodes:
+        sql(node, "ALTER TABLE tally.events_local MODIFY COLUMN session_id Nullable(UInt32)")
+    keys = tmp_path / "keys.json"
+    result = tally("keys", "add", "--keys", str(keys), "--source", "clickhouse-tests")
+    assert result.returncode == 0, result.stderr
+    key = result.stdout.strip()
+    collector = Collector(",".join(nodes), tmp_path / "serve", keys).start()
+    try:
+        ids = [f"0190c0de-0000-7000-8000-{index:012d}" for index in range(12)]
+        body = "".join(json.dumps({
+            "event_id": event_id, "name": "episode_played", "feature": "player", "user_id": f"user-{index}",
+            "session_id": f"session-{index}", "occurred_at": "2026-11-02T10:00:00Z", "properties": {}}) + "\n"
+            for index, event_id in enumerate(ids))
+        request = urllib.request.Request(collector.url + "/v1/events", data=body.encode(), headers={
+            "Content-Type": "application/x-ndjson", "Authorization": f"Bearer {key}"})
+        started = time.monotonic()
+        with urllib.request.urlopen(request, timeout=60) as response:
+            assert response.status == 200, "the dead letter is durable: acknowledged"
+        # At once, not after the round's retries and backoff.
+        assert time.monotonic() - started < 5
+        rows = [line.split("\t") for line in sql(
+            nodes[0], "SELECT event_id, reason, detail FROM tally.failed_events FORMAT TabSeparated").splitlines()]
+        assert sorted(row[0] for row in rows) == ids
+        assert {row[1] for row in rows} == {"clickhouse_171"}
+        assert all("Block structure mismatch" in row[2] for row in rows), rows[0]
+        assert not any("commit round failed" in line for line in collector.lines), "not retried"
+    finally:
+        collector.kill()
+    # tally doctor warns about them, with ClickHouse's reason; nothing fails.
+    doctor = tally("doctor", "--store", "clickhouse", "--clickhouse-url", ",".join(nodes), "--format", "json")
+    assert doctor.returncode == 0, doctor.stdout + doctor.stderr
+    report = json.loads(doctor.stdout)
+    assert report["status"] == "warn", report
+    failed = [check for check in report["checks"] if check["name"] == "failed events"]
+    assert failed and failed[0]["status"] == "warn" and "clickhouse_171" in failed[0]["message"], report
+    strict = tally("doctor", "--store", "clickhouse", "--clickhouse-url", ",".join(nodes), "--strict")
+    assert strict.returncode == 1, strict.stdout + strict.stderr

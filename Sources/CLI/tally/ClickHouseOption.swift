@@ -80,13 +80,13 @@ extension CommandFailure {
 }
 
 extension ClickHouseOption {
-    /// `tally summary` on ClickHouse; names the node read in `store`.
-    func summarize(_ query: SummaryQuery, store: inout SummaryStore) async throws -> Summary {
+    /// `tally summary` on ClickHouse (`exact`: from the raw events); names the node read in `store`.
+    func summarize(_ query: SummaryQuery, exact: Bool, store: inout SummaryStore) async throws -> Summary {
         let client = try client()
         do {
             let version = try await client.text("SELECT version()").trimmingCharacters(in: .whitespacesAndNewlines)
             store.location = "\(client.endpoints[0]) (ClickHouse \(version))"
-            return try await ClickHouseSummarizer(client: client).summarize(query)
+            return try await ClickHouseSummarizer(client: client).summarize(query, exact: exact)
         } catch let error as ClickHouseError {
             throw CommandFailure(clickhouse: error, doing: "cannot read ClickHouse")
         }

@@ -1,5 +1,6 @@
 import ArgumentParser
 import Foundation
+import TallyClickHouse
 import TallyPostgres
 import TallyReports
 import TallyStatus
@@ -8,16 +9,18 @@ import TallyStatus
 struct DoctorCommand: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "doctor",
-        abstract: "Check a store (PostgreSQL or the file store) for what needs an operator; with advice.",
+        abstract: "Check a store (PostgreSQL, ClickHouse or the file store) for what needs an operator; with advice.",
         discussion: """
             PostgreSQL: the connection, the migrations (the ones built into this binary, or --migrations DIR), \
             the roles, the partitions, and the events it refused (tally.failed_events). The file store: the \
             directory and its permissions, free disk space, the day files (torn last lines, days in the future, \
-            files it does not read), dead letters and rejects.
+            files it does not read), dead letters and rejects. ClickHouse (--store clickhouse, every node in \
+            --clickhouse-url): each node and its version, its migrations, the partitions with the most parts; the \
+            cluster `tally` and every shard through the Distributed tables; tally.failed_events.
 
             A check fails only when the store cannot take or serve events as it should (no connection, \
-            migrations missing or edited, roles missing, no store, a read-only directory, a full disk); refused \
-            events, torn lines and low disk space are warnings, with counts and the newest reason. Which store: \
+            migrations missing or edited, roles missing, no store, a read-only directory, a full disk, a node or \
+            shard that does not answer); refused events, torn lines, low disk space and crowded parts are warnings, with counts and the newest reason. Which store: \
             as `tally summary` chooses (--store, --data-dir, --database-url, DATABASE_URL, else ./tally-data).
 
             Exit codes: 0 no check failed (warnings allowed, unless --strict); 1 a check failed (or, with \
@@ -27,15 +30,21 @@ struct DoctorCommand: AsyncParsableCommand {
               tally doctor --database-url postgresql://tally_owner@db.internal/analytics
               tally doctor --data-dir /var/lib/tally --format json     # for monitoring
               tally doctor --strict                                     # warnings fail too
+              tally doctor --store clickhouse --clickhouse-url http://ch1:8123,http://ch2:8123
             """
     )
 
-    @Option(name: .long, help: "The store to check: file or postgres (default: as `tally summary` chooses).")
+    @Option(
+        name: .long,
+        help: "The store to check: file, postgres or clickhouse (default: as `tally summary` chooses)."
+    )
     var store: SummaryStore.Kind?
 
     @OptionGroup var dataDirectory: DataDirectoryOption
 
     @OptionGroup var database: DatabaseOption
+
+    @OptionGroup var clickhouse: ClickHouseOption
 
     @Option(
         name: .long,
@@ -58,7 +67,14 @@ struct DoctorCommand: AsyncParsableCommand {
         var report: DoctorReport
         switch chosen.kind {
         case .clickhouse:
-            throw CommandFailure(.usage, "tally doctor checks the file store or PostgreSQL, not ClickHouse")
+            let client = try clickhouse.client()
+            chosen.location = client.endpoints.map(\.description).joined(separator: ", ")
+            report = DoctorReport(store: chosen.headline, checks: await ClickHouseDoctor().checks(client))
+            if report.checks.allSatisfy({ $0.name.hasPrefix("node ") && $0.status == .failure }) {
+                // No node answered: the same code as every other command for a store that is down.
+                emit(report)
+                throw ExitCode.unavailable
+            }
         case .file:
             report = DoctorReport(store: chosen.headline, checks: FileStoreDoctor(directory: chosen.directory).checks())
         case .postgres:

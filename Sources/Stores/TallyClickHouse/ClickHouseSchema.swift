@@ -131,8 +131,75 @@ package enum ClickHouseSchema {
                 ENGINE = Distributed(\(cluster), tally, failed_events_local, rand())
                 """,
             ]
-        )
+        ),
+        Migration(version: 2, name: "rollups", statements: rollups),
     ]
+
+    /// Rollups for `tally summary`, kept by materialized views on each shard's `events_local` (a
+    /// view fires on every insert, re-sent copies included), so they hold sets, never counts:
+    /// `uniqExactState(event_id)` per (feature, day, hour, name, sample rate), `min` / `max` of the
+    /// times, and `uniqExactState(actor)` of identified actors per (feature, day). A copy adds an id
+    /// or an actor already in the set, and merging states is a union: exact before and after merges,
+    /// and whatever order views and the backfill run in. The backfill (the last statements) reads
+    /// what `events_local` held before the views existed; running it again changes nothing.
+    static let rollups = [
+        """
+        CREATE TABLE IF NOT EXISTS tally.events_hourly_local (
+            feature String,
+            day Date,
+            hour Int64,
+            name String,
+            sample_rate Float64,
+            events AggregateFunction(uniqExact, UUID),
+            first_seen AggregateFunction(min, Int64),
+            last_seen AggregateFunction(max, Int64)
+        ) ENGINE = AggregatingMergeTree
+        PARTITION BY toYYYYMM(day)
+        ORDER BY (feature, day, hour, name, sample_rate)
+        """,
+        """
+        CREATE TABLE IF NOT EXISTS tally.events_hourly AS tally.events_hourly_local
+        ENGINE = Distributed(\(cluster), tally, events_hourly_local)
+        """,
+        """
+        CREATE MATERIALIZED VIEW IF NOT EXISTS tally.events_hourly_view TO tally.events_hourly_local
+        AS \(hourlySelect)
+        """,
+        """
+        CREATE TABLE IF NOT EXISTS tally.actors_daily_local (
+            feature String,
+            day Date,
+            actors AggregateFunction(uniqExact, String)
+        ) ENGINE = AggregatingMergeTree
+        PARTITION BY toYYYYMM(day)
+        ORDER BY (feature, day)
+        """,
+        """
+        CREATE TABLE IF NOT EXISTS tally.actors_daily AS tally.actors_daily_local
+        ENGINE = Distributed(\(cluster), tally, actors_daily_local)
+        """,
+        """
+        CREATE MATERIALIZED VIEW IF NOT EXISTS tally.actors_daily_view TO tally.actors_daily_local
+        AS \(dailySelect)
+        """,
+        "INSERT INTO tally.events_hourly_local \(hourlySelect)",
+        "INSERT INTO tally.actors_daily_local \(dailySelect)",
+    ]
+
+    /// One hour's events of a feature and name: hours are microseconds since 1970 at the hour's
+    /// start; an unsampled event has rate 0.
+    static let hourlySelect = """
+        SELECT feature, day, intDiv(occurred_at, 3600000000) * 3600000000 AS hour, name,
+            ifNull(sample_rate, 0.) AS sample_rate, uniqExactState(event_id) AS events,
+            minState(occurred_at) AS first_seen, maxState(occurred_at) AS last_seen
+        FROM tally.events_local GROUP BY feature, day, hour, name, sample_rate
+        """
+
+    /// One day's identified actors of a feature (what `tally summary` counts as users).
+    static let dailySelect = """
+        SELECT feature, day, uniqExactState(actor) AS actors FROM tally.events_local
+        WHERE isNotNull(user_id) OR isNotNull(anonymous_id) GROUP BY feature, day
+        """
 }
 
 /// SHA-256 in hex, for migration checksums.

@@ -15,9 +15,12 @@ public import TallyPipeline
 ///
 /// A batch the server refuses for a data reason (a value that does not fit a column) is split in
 /// halves until the offending events are alone; they go to `tally.failed_events` with the
-/// server's reason, the rest load, on the first attempt. Other refusals (an unknown table, a
-/// refused login) are permanent errors the pipeline dead-letters at once; a lost connection or a
-/// shard that is down is transient and retried (``ClickHouseError/errorClass``).
+/// server's reason, the rest load, on the first attempt. A batch refused for any other permanent
+/// reason (a shard whose table differs, an unknown column) goes to `tally.failed_events` whole,
+/// also on the first attempt, and the write succeeds: the dead letter is durable, so the
+/// collector acknowledges. When `tally.failed_events` refuses too (a refused login, no tables),
+/// the error goes to the pipeline, which dead-letters the batch elsewhere or answers 503. A lost
+/// connection or a shard that is down is transient and retried (``ClickHouseError/errorClass``).
 public actor ClickHouseSink: EventSink {
     /// `clickhouse`: how logs and dead letters name this sink.
     public nonisolated let name = "clickhouse"
@@ -94,35 +97,45 @@ public actor ClickHouseSink: EventSink {
                 if identity { $0.identitiesSent += rows.count } else { $0.sent += rows.count }
             }
         } catch let error as ClickHouseError where error.isDataProblem {
-            guard rows.count > 1 else { return try await storeFailed(rows[0], error: error) }
+            guard rows.count > 1 else { return try await storeFailed(rows, error: error) }
             let middle = rows.count / 2
             try await load(Array(rows[..<middle]), identity: identity)
             try await load(Array(rows[middle...]), identity: identity)
+        } catch let error as ClickHouseError where error.code == .server && error.isPermanent {
+            // Refused whatever the rows (a shard whose table differs, a statement the server cannot
+            // run): every retry and every half would meet it again, so the whole batch is kept now.
+            try await storeFailed(rows, error: error)
         }
     }
 
-    /// Keeps `event` in `tally.failed_events` with the server's reason; when even that fails, the
-    /// first error goes to the pipeline, which dead-letters the batch.
-    private nonisolated func storeFailed(_ event: EventEnvelope, error: ClickHouseError) async throws {
-        let reject = Reject(
-            content: .event(event),
-            reason: Reject.Reason(
-                code: "clickhouse_\(error.serverCode ?? 0)",
-                message: error.serverMessage ?? error.message
-            ),
-            origin: .sink(name: name, attempts: 1),
-            failedAt: .now()
-        )
+    /// Keeps `events` in `tally.failed_events` with the server's reason, in one insert; when even
+    /// that fails, the first error goes on (the pipeline dead-letters the batch, the collector
+    /// answers 503): nothing counts as stored that is not.
+    private nonisolated func storeFailed(_ events: [EventEnvelope], error: ClickHouseError) async throws {
+        let failedAt = Timestamp.now()
+        let rejects = events.map { event in
+            Reject(
+                content: .event(event),
+                reason: Reject.Reason(
+                    code: "clickhouse_\(error.serverCode ?? 0)",
+                    message: error.serverMessage ?? error.message
+                ),
+                origin: .sink(name: name, attempts: 1),
+                failedAt: failedAt
+            )
+        }
         do {
-            try await ClickHouseRejectSink(client: client, settings: settings).store([reject])
+            try await ClickHouseRejectSink(client: client, settings: settings).store(rejects)
         } catch let failure {
-            logger.error("cannot keep a refused event in tally.failed_events", metadata: ["error": "\(failure)"])
+            logger.error("cannot keep refused events in tally.failed_events", metadata: ["error": "\(failure)"])
             throw error
         }
-        totals.withLock { $0.failed += 1 }
+        totals.withLock { $0.failed += events.count }
         logger.warning(
-            "event refused by ClickHouse, kept in tally.failed_events",
-            metadata: ["tally.event_id": "\(event.eventID)", "error": "\(error)"]
+            "events refused by ClickHouse, kept in tally.failed_events",
+            metadata: [
+                "tally.events": "\(events.count)", "tally.event_id": "\(events[0].eventID)", "error": "\(error)",
+            ]
         )
     }
 

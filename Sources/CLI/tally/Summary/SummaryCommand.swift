@@ -72,7 +72,7 @@ struct SummaryCommand: AsyncParsableCommand {
 
     @OptionGroup var clickhouse: ClickHouseOption
 
-    @Flag(name: .long, help: "With PostgreSQL: count from the raw events instead of the rollups.")
+    @Flag(name: .long, help: "With PostgreSQL or ClickHouse: count from the raw events instead of the rollups.")
     var exact = false
 
     func validate() throws {
@@ -105,7 +105,7 @@ struct SummaryCommand: AsyncParsableCommand {
         let summary: Summary
         switch store.kind {
         case .clickhouse:
-            summary = try await clickhouse.summarize(query, store: &store)
+            summary = try await clickhouse.summarize(query, exact: exact, store: &store)
         case .postgres:
             do {
                 let connection = try await PostgresConnection.connect(store.conninfo)
