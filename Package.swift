@@ -159,17 +159,9 @@ let package = Package(
             swiftSettings: strict
         ),
 
-        // `tally ingest`: NDJSON files through validation into the pipeline; `tally replay` of the files
-        // of events that were not stored.
-        .target(
-            name: "TallyIngest",
-            dependencies: ["TallyCore", "TallyFormats", "TallySchema", "TallyPipeline", "TallyFileStore"],
-            path: "Sources/CLI/TallyIngest",
-            swiftSettings: strict
-        ),
-
-        // `tally summary` and `tally report`: the report model and its evaluation over the file store and
-        // PostgreSQL (the tracking plans check report definitions).
+        // `tally summary`, `tally report` and `tally status`: the report model and its evaluation over the
+        // file store, PostgreSQL and ClickHouse, and the plans against what a store holds (the tracking
+        // plans check report definitions too). The dashboard shows the same.
         .target(
             name: "TallyReports",
             dependencies: ["TallyCore", "TallyFileStore", "TallyPostgres", "TallyClickHouse", "TallySchema"],
@@ -234,7 +226,7 @@ let package = Package(
         .target(
             name: "TallyDashboard",
             dependencies: [
-                "TallyCore", "TallyReports", "TallyStatus", "TallySchema", "TallyPostgres", "TallyServer",
+                "TallyCore", "TallyReports", "TallySchema", "TallyPostgres", "TallyServer",
                 .product(name: "Hummingbird", package: "hummingbird"),
                 .product(name: "HTTPTypes", package: "swift-http-types"),
                 .product(name: "NIOCore", package: "swift-nio"),
@@ -263,52 +255,48 @@ let package = Package(
         ),
         .plugin(name: "TallyPlanPlugin", capability: .buildTool(), dependencies: ["tally-codegen"]),
 
-        // `tally schema verify`: the one target that parses Swift (swift-syntax, 1–2.5 min to build).
+        // What the operator's commands do, below their options: `tally ingest` (NDJSON files through
+        // validation into the stores), `tally replay` (the events that were not stored), `tally status`'s
+        // rendering and `tally doctor`, `tally schema verify` (the one target that parses Swift:
+        // swift-syntax, 1–2.5 min to build), and the wiring every command shares: the stores a command
+        // writes to or reads from, keys files, failures and their exit codes.
         .target(
-            name: "TallyVerify",
+            name: "TallyOperations",
             dependencies: [
-                "TallyCodegen", "TallySchema",
+                "CMalloc", "TallyCore", "TallyFormats", "TallySchema", "TallyPipeline", "TallyFileStore",
+                "TallyPostgres",
+                "TallyClickHouse", "TallyReports", "TallyServer", "TallyDashboard", "TallyCodegen",
                 .product(name: "SwiftSyntax", package: "swift-syntax"),
                 .product(name: "SwiftParser", package: "swift-syntax"),
+                .product(name: "Logging", package: "swift-log"),
+                .product(name: "NIOCore", package: "swift-nio"),
+                .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
             ],
-            path: "Sources/CLI/TallyVerify",
-            swiftSettings: strict
-        ),
-
-        // `tally status`: the plans against what the store holds.
-        .target(
-            name: "TallyStatus",
-            dependencies: ["TallyCore", "TallySchema", "TallyFileStore", "TallyPostgres", "TallyReports"],
-            path: "Sources/CLI/TallyStatus",
+            path: "Sources/CLI/TallyOperations",
             swiftSettings: strict
         ),
 
         // glibc's mallopt, for the CLI's malloc arena limit.
         .systemLibrary(name: "CMalloc", path: "Sources/CLI/CMalloc"),
 
-        // The command-line tool: thin commands over the libraries.
+        // The command-line tool: its options, parsed and handed to TallyOperations and the libraries.
         .executableTarget(
             name: "tally",
             dependencies: [
-                "CMalloc",
+                "TallyOperations",
                 "TallyCore",
                 "TallyFormats",
                 "TallySchema",
-                "TallyIngest",
                 "TallyReports",
                 "TallyPostgres",
-                "TallyClickHouse",
                 "TallyServer",
                 "TallyCodegen",
-                "TallyVerify",
-                "TallyStatus",
                 "TallyDashboard",
+                "TallyFileStore",
                 .product(name: "NIOCore", package: "swift-nio"),
                 .product(name: "NIOPosix", package: "swift-nio"),
                 .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
                 .product(name: "UnixSignals", package: "swift-service-lifecycle"),
-                "TallyPipeline",
-                "TallyFileStore",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
                 .product(name: "Logging", package: "swift-log"),
             ],
@@ -318,7 +306,8 @@ let package = Package(
         .executableTarget(
             name: "tally-bench",
             dependencies: [
-                "Tracking", "TallyCore", "TallyFormats", "TallySchema", "TallyPipeline", "TallyIngest", "TallyPostgres",
+                "Tracking", "TallyCore", "TallyFormats", "TallySchema", "TallyPipeline", "TallyOperations",
+                "TallyPostgres",
                 "TallyDelivery", "TallyFileStore", "TallyCompression",
                 .product(name: "Logging", package: "swift-log"),
             ],
@@ -359,7 +348,7 @@ let package = Package(
         .testTarget(
             name: "TallyIngestTests",
             dependencies: [
-                "TallyIngest", "TallyPipeline", "TallySchema", "TallyCore", "TallyFileStore", "TallyReports",
+                "TallyOperations", "TallyPipeline", "TallySchema", "TallyCore", "TallyFileStore", "TallyReports",
                 "TallyTestSupport",
                 "TallyPipelineTesting",
             ],
@@ -378,7 +367,7 @@ let package = Package(
         .testTarget(
             name: "PostgresTests",
             dependencies: [
-                "TallyPostgres", "TallyCore", "TallyPipeline", "TallyReports", "TallyIngest", "TallyTestSupport",
+                "TallyPostgres", "TallyCore", "TallyPipeline", "TallyReports", "TallyOperations", "TallyTestSupport",
                 "TallyPipelineTesting", "TallySchema",
             ],
             swiftSettings: strict
@@ -431,7 +420,7 @@ let package = Package(
         ),
         .testTarget(
             name: "TallyVerifyTests",
-            dependencies: ["TallyVerify", "TallySchema", "TallyTestSupport"],
+            dependencies: ["TallyOperations", "TallySchema", "TallyTestSupport"],
             swiftSettings: strict
         ),
         .testTarget(
@@ -450,7 +439,7 @@ let package = Package(
         ),
         .testTarget(
             name: "TallyStatusTests",
-            dependencies: ["TallyStatus", "TallySchema", "TallyCore", "TallyPostgres", "TallyTestSupport"],
+            dependencies: ["TallyOperations", "TallySchema", "TallyCore", "TallyPostgres", "TallyTestSupport"],
             swiftSettings: strict
         ),
         .testTarget(

@@ -94,7 +94,7 @@ struct PostgresSetupTests {
         let data = NSTemporaryDirectory() + "tally-setup-\(suffix)"
         defer { try? FileManager.default.removeItem(atPath: data) }
         let load = try TestDatabase.tally([
-            "ingest", "Examples/sample/events.ndjson", "--registry", "Examples/registry", "--sink", "postgres",
+            "ingest", "Examples/sample/events.ndjson", "--registry", "Examples/registry", "--store", "postgres",
             "--database-url", Self.url(adminURL, database: database, user: writer, password: password(writer)),
             "--data-dir", data, "--quiet",
         ])

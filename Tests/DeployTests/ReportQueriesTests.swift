@@ -45,7 +45,7 @@ struct ReportQueriesTests {
         try recent.write(toFile: data + ".ndjson", atomically: true, encoding: .utf8)
         defer { try? FileManager.default.removeItem(atPath: data + ".ndjson") }
         let load = try TestDatabase.tally([
-            "ingest", data + ".ndjson", "--registry", "Examples/registry", "--sink", "postgres", "--database-url",
+            "ingest", data + ".ndjson", "--registry", "Examples/registry", "--store", "postgres", "--database-url",
             database.url, "--data-dir", data, "--quiet",
         ])
         #expect(load.status == 0, "\(load.stderr)")

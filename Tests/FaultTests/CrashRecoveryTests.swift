@@ -31,7 +31,7 @@ struct CrashRecoveryTests {
             try ChildProcess(
                 "tally",
                 arguments: [
-                    "ingest", input, "--registry", "Examples/registry", "--sink", "postgres", "--sink", "file",
+                    "ingest", input, "--registry", "Examples/registry", "--store", "postgres", "--store", "file",
                     "--database-url", url, "--data-dir", data, "--quiet", "--report", "json",
                 ]
             )

@@ -12,7 +12,7 @@ struct DatabaseFaultTests {
         try ChildProcess(
             "tally",
             arguments: [
-                "ingest", input, "--registry", "Examples/registry", "--sink", "postgres", "--database-url", url,
+                "ingest", input, "--registry", "Examples/registry", "--store", "postgres", "--database-url", url,
                 "--data-dir", data, "--quiet", "--report", "json",
             ]
         )

@@ -103,7 +103,7 @@ struct HostileInputTests {
 
         let result = try TestDatabase.tally(
             [
-                "ingest", work + "/input.ndjson", "--sink", "postgres", "--sink", "file", "--database-url",
+                "ingest", work + "/input.ndjson", "--store", "postgres", "--store", "file", "--database-url",
                 database.url,
                 "--data-dir", work + "/data", "--quiet", "--report", "json",
             ],
@@ -149,7 +149,7 @@ struct HostileInputTests {
         defer { try? FileManager.default.removeItem(atPath: data) }
         let result = try TestDatabase.tally(
             ["ingest"] + files + [
-                "--sink", "postgres", "--sink", "file", "--database-url", database.url, "--data-dir", data,
+                "--store", "postgres", "--store", "file", "--database-url", database.url, "--data-dir", data,
                 "--quiet", "--report", "json",
             ],
             timeout: .seconds(300)

@@ -20,7 +20,7 @@ struct IngestSignalTests {
         let child = try ChildProcess(
             "tally",
             arguments: [
-                "ingest", work + "/events.ndjson", "--sink", "postgres", "--sink", "file", "--database-url",
+                "ingest", work + "/events.ndjson", "--store", "postgres", "--store", "file", "--database-url",
                 database.url, "--data-dir", work + "/data", "--quiet", "--report", "json",
             ]
         )

@@ -9,7 +9,7 @@ struct SecretsTests {
     static let commands: [[String]] = [
         ["migrate"], ["doctor"], ["summary", "--by", "feature"], ["summary", "--exact"],
         [
-            "ingest", "Examples/sample/events.ndjson", "--sink", "postgres", "--quiet", "--data-dir",
+            "ingest", "Examples/sample/events.ndjson", "--store", "postgres", "--quiet", "--data-dir",
             "/tmp/tally-secrets",
         ],
     ]

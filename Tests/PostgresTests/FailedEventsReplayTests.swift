@@ -1,6 +1,6 @@
 import Foundation
 import TallyCore
-import TallyIngest
+import TallyOperations
 import TallyPostgres
 import TallySchema
 import TallyTestSupport

@@ -22,7 +22,7 @@ struct ForeignFormatPostgresTests {
         try samples.segmentLines.joined(separator: "\n").write(toFile: segment, atomically: true, encoding: .utf8)
         try samples.postHogLines.joined(separator: "\n").write(toFile: posthog, atomically: true, encoding: .utf8)
         let arguments = [
-            "ingest", segment, posthog, "--sink", "postgres", "--database-url", database.url,
+            "ingest", segment, posthog, "--store", "postgres", "--database-url", database.url,
             "--data-dir", directory + "/data", "--report", "json", "--quiet",
         ]
         let first = try TestDatabase.tally(arguments)
@@ -86,7 +86,7 @@ struct ForeignFormatPostgresTests {
             #"{"type":"identify","userId":"u1","anonymousId":"a1","traits":{"plan":"pro"},"timestamp":"2026-11-20T10:00:00Z","messageId":"m-1"}"#
             .write(toFile: input, atomically: true, encoding: .utf8)
         let arguments = [
-            "ingest", input, "--sink", "postgres", "--database-url", database.url, "--data-dir", directory,
+            "ingest", input, "--store", "postgres", "--database-url", database.url, "--data-dir", directory,
         ]
         let first = try TestDatabase.tally(arguments)
         #expect(

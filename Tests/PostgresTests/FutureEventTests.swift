@@ -50,7 +50,7 @@ struct FutureEventTests {
         let directory = try Self.scratch()
         defer { try? FileManager.default.removeItem(atPath: directory) }
         #expect(try TestDatabase.tally(["migrate", "--database-url", database.url]).status == 0)
-        let sink = ["--sink", "postgres", "--database-url", database.url, "--data-dir", directory + "/data"]
+        let sink = ["--store", "postgres", "--database-url", database.url, "--data-dir", directory + "/data"]
         let first = try TestDatabase.tally(["ingest", directory + "/future.ndjson"] + sink)
         #expect(first.status == 0, "\(first.stderr)")
         try await Task.sleep(for: .milliseconds(1100))

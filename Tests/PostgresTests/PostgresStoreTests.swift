@@ -21,7 +21,7 @@ struct PostgresStoreTests {
         let data = NSTemporaryDirectory() + "tally-pg-" + UUID().uuidString
         defer { try? FileManager.default.removeItem(atPath: data) }
         let arguments = [
-            "ingest", "Examples/sample/events.ndjson", "--registry", "Examples/registry", "--sink", "postgres",
+            "ingest", "Examples/sample/events.ndjson", "--registry", "Examples/registry", "--store", "postgres",
             "--database-url", database.url, "--data-dir", data, "--report", "json", "--quiet",
         ]
         let first = try TestDatabase.tally(arguments)
@@ -109,7 +109,7 @@ struct PostgresStoreTests {
         )
         try lines.joined(separator: "\n").write(toFile: input, atomically: true, encoding: .utf8)
         let result = try TestDatabase.tally([
-            "ingest", input, "--sink", "postgres", "--database-url", database.url, "--report", "json", "--quiet",
+            "ingest", input, "--store", "postgres", "--database-url", database.url, "--report", "json", "--quiet",
             "--data-dir", NSTemporaryDirectory() + "tally-h",
         ])
         #expect(result.status == 0, "\(result.stderr)")
@@ -160,7 +160,7 @@ struct PostgresStoreTests {
         ].joined(separator: "\n").write(toFile: input, atomically: true, encoding: .utf8)
         for sink in ["postgres", "file"] {
             let ingest = try TestDatabase.tally([
-                "ingest", input, "--sink", sink, "--database-url", database.url, "--data-dir", data, "--quiet",
+                "ingest", input, "--store", sink, "--database-url", database.url, "--data-dir", data, "--quiet",
             ])
             #expect(ingest.status == 0, "\(ingest.stderr)")
         }
@@ -202,7 +202,7 @@ struct PostgresStoreTests {
         components.password = "s3cret-Hunter2-\(UUID().uuidString.prefix(6))"
         let secret = components.password!
         for command in [
-            ["migrate"], ["summary"], ["ingest", "Examples/sample/events.ndjson", "--sink", "postgres", "--quiet"],
+            ["migrate"], ["summary"], ["ingest", "Examples/sample/events.ndjson", "--store", "postgres", "--quiet"],
         ] {
             let result = try TestDatabase.tally(command + ["--database-url", components.string!])
             #expect(result.status != 0, "\(command)")
@@ -247,13 +247,13 @@ struct PostgresRoleTests {
         let data = NSTemporaryDirectory() + "tally-roles-" + UUID().uuidString
         defer { try? FileManager.default.removeItem(atPath: data) }
         let load = try TestDatabase.tally([
-            "ingest", "Examples/sample/events.ndjson", "--registry", "Examples/registry", "--sink", "postgres",
+            "ingest", "Examples/sample/events.ndjson", "--registry", "Examples/registry", "--store", "postgres",
             "--database-url", url(writer, "w-\(suffix)"), "--data-dir", data, "--quiet",
         ])
         #expect(load.status == 0, "\(load.stderr)")
         // A re-run as the writer takes the conflict path (staging table, RETURNING the key).
         let rerun = try TestDatabase.tally([
-            "ingest", "Examples/sample/events.ndjson", "--registry", "Examples/registry", "--sink", "postgres",
+            "ingest", "Examples/sample/events.ndjson", "--registry", "Examples/registry", "--store", "postgres",
             "--database-url", url(writer, "w-\(suffix)"), "--data-dir", data, "--quiet", "--report", "json",
         ])
         #expect(rerun.status == 0 && rerun.stdout.contains(#""postgres_inserted":0"#), "\(rerun.stderr)")

@@ -10,6 +10,8 @@ struct ExitCodeTests {
         let directory = try CLI.temporaryDirectory("exit")
         defer { try? FileManager.default.removeItem(atPath: directory) }
         let commands: [[String]] = [
+            ["ingest", "Examples/sample/events.ndjson", "--store", "postgres", "--quiet", "--data-dir", directory],
+            // --sink, the former name of --store, chooses the same store.
             ["ingest", "Examples/sample/events.ndjson", "--sink", "postgres", "--quiet", "--data-dir", directory],
             ["summary"], ["summary", "--exact", "--by", "event"], ["migrate"], ["doctor"],
         ]

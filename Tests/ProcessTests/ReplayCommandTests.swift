@@ -36,7 +36,10 @@ struct ReplayCommandTests {
         _ = FileManager.default.createFile(atPath: file, contents: Data())
         let cases: [([String], Int32, String)] = [
             (["replay", "--failed-events", file], 64, "give no FILE"),
-            (["replay", "--failed-events", "--sink", "file"], 64, "drop --sink file"),
+            (["replay", "--failed-events", "--store", "file"], 64, "drop --store file"),
+            // --sink, the former name of --store, still works.
+            (["replay", "--failed-events", "--sink", "file"], 64, "drop --store file"),
+            (["replay", "--store", "file", "--sink", "postgres"], 64, "give one --store"),
             (["replay", directory + "/missing.ndjson"], 64, "does not exist"),
             (["replay", directory], 64, "is a directory"),
             (["replay", "--data-dir", directory + "/nowhere"], 66, "no file store at"),

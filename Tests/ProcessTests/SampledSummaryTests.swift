@@ -44,7 +44,7 @@ struct SampledSummaryTests {
         let database = try await TestDatabase.create()
         #expect(try TestDatabase.tally(["migrate", "--database-url", database.url]).status == 0)
         let loaded = try CLI.run([
-            "ingest", directory + "/input.ndjson", "--sink", "postgres", "--database-url", database.url, "--quiet",
+            "ingest", directory + "/input.ndjson", "--store", "postgres", "--database-url", database.url, "--quiet",
         ])
         #expect(loaded.status == 0, "\(loaded.stderr)")
         let expected: [String: (events: Int, estimated: Int)] = [

@@ -1,6 +1,6 @@
 import Foundation
 import TallyCore
-import TallyIngest
+import TallyOperations
 import TallyTestSupport
 import Testing
 

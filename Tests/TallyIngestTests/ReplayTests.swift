@@ -1,7 +1,7 @@
 import Foundation
 import TallyCore
 import TallyFileStore
-import TallyIngest
+import TallyOperations
 import TallyPipeline
 import TallySchema
 import Testing

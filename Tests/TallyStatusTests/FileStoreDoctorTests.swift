@@ -1,6 +1,6 @@
 import Foundation
 import TallyCore
-import TallyStatus
+import TallyOperations
 import Testing
 
 /// `tally doctor` on the file store: a missing store fails; torn tails, days in the future, files

@@ -45,7 +45,7 @@ struct StatusTests {
         try (Self.planted.joined(separator: "\n") + "\n").write(toFile: input, atomically: true, encoding: .utf8)
         #expect(try TestDatabase.tally(["migrate", "--database-url", database.url]).status == 0)
         let ingest = try TestDatabase.tally([
-            "ingest", "Examples/sample/events.ndjson", input, "--sink", "postgres", "--sink", "file",
+            "ingest", "Examples/sample/events.ndjson", input, "--store", "postgres", "--store", "file",
             "--database-url", database.url, "--data-dir", directory + "/data", "--quiet",
         ])
         #expect(ingest.status == 0, "\(ingest.stdout)\(ingest.stderr)")

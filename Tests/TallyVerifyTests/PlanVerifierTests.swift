@@ -1,7 +1,7 @@
 import Foundation
+import TallyOperations
 import TallySchema
 import TallyTestSupport
-import TallyVerify
 import Testing
 
 /// `tally schema verify` over the Examples feature (generated events, used by name) and a second

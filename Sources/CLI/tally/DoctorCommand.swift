@@ -1,8 +1,7 @@
 import ArgumentParser
 import Foundation
-import TallyPostgres
+import TallyOperations
 import TallyReports
-import TallyStatus
 
 /// `tally doctor`.
 struct DoctorCommand: AsyncParsableCommand {
@@ -54,44 +53,11 @@ struct DoctorCommand: AsyncParsableCommand {
     }
 
     func run() async throws {
-        var chosen = try SummaryStore.chosen(store, dataDirectory: dataDirectory, database: database)
-        var report: DoctorReport
-        switch chosen.kind {
-        case .clickhouse:
-            throw CommandFailure(.usage, "tally doctor checks the file store or PostgreSQL, not ClickHouse")
-        case .file:
-            report = DoctorReport(store: chosen.headline, checks: FileStoreDoctor(directory: chosen.directory).checks())
-        case .postgres:
-            let connection: PostgresConnection
-            do {
-                connection = try await PostgresConnection.connect(chosen.conninfo)
-            } catch let error as PostgresError {
-                report = DoctorReport(store: chosen.headline)
-                report.checks.append(
-                    DoctorCheck(
-                        "connect",
-                        .failure,
-                        error.message,
-                        advice:
-                            "check --database-url / DATABASE_URL / PG* variables, the server, pg_hba.conf and sslmode"
-                    )
-                )
-                emit(report)
-                // The same code as every other command for a database that is down or refuses us.
-                throw error.isConnectionProblem ? ExitCode.unavailable : ExitCode.ioError
-            }
-            do {
-                chosen.location = try await SummaryStore.describe(connection)
-                let migrator = migrations.map(Migrator.init(directory:)) ?? .standard
-                let checks = try await PostgresDoctor(migrator: migrator).checks(connection)
-                report = DoctorReport(store: chosen.headline, checks: checks)
-                await connection.close()
-            } catch let error as PostgresError {
-                await connection.close()
-                throw CommandFailure(database: error, doing: "cannot check the database")
-            }
-        }
+        let chosen = try SummaryStore.chosen(store, dataDirectory: dataDirectory, database: database)
+        let (report, exit) = try await DoctorRun.check(chosen, migrations: migrations)
         emit(report)
+        // The same code as every other command for a database that is down or refuses us.
+        if let exit { throw ExitCode(exit) }
         if report.status == .failure || (strict && report.status == .warning) { throw ExitCode.findings }
     }
 

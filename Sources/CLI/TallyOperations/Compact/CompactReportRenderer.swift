@@ -1,14 +1,14 @@
 import Foundation
 import TallyCore
-import TallyFileStore
+package import TallyFileStore
 import TallyReports
 
 /// The report of `tally compact`, for people and for scripts.
-enum CompactReportRenderer {
+package enum CompactReportRenderer {
     /// At most this many torn or unreadable lines are listed in the text report (JSON has them all).
-    static let listed = 10
+    package static let listed = 10
 
-    static func text(
+    package static func text(
         _ report: CompactionReport,
         directory: String,
         options: FileStoreCompactor.Options,
@@ -65,7 +65,7 @@ enum CompactReportRenderer {
         return lines.joined(separator: "\n") + "\n"
     }
 
-    static func json(_ report: CompactionReport, directory: String) -> String {
+    package static func json(_ report: CompactionReport, directory: String) -> String {
         let object: [JSONMember] = [
             JSONMember(key: "data_dir", value: .string(directory)),
             JSONMember(key: "dry_run", value: .bool(report.dryRun)),

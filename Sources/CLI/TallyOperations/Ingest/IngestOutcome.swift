@@ -1,18 +1,23 @@
-import ArgumentParser
-import TallyIngest
-import TallyPipeline
+package import TallyPipeline
 import TallyReports
 
 /// How an ingest that ran to its end exits, and the advice it prints: each case says what was
 /// stored and what running the command again would do.
-struct IngestOutcome {
-    var report: IngestReport
-    var statistics: PipelineStatistics
-    var dataDirectory: String
-    var maxRejects: Int?
+package struct IngestOutcome {
+    package var report: IngestReport
+    package var statistics: PipelineStatistics
+    package var dataDirectory: String
+    package var maxRejects: Int?
+
+    package init(report: IngestReport, statistics: PipelineStatistics, dataDirectory: String, maxRejects: Int?) {
+        self.report = report
+        self.statistics = statistics
+        self.dataDirectory = dataDirectory
+        self.maxRejects = maxRejects
+    }
 
     /// Returns for a run that succeeded; throws the failure otherwise, most serious first.
-    func check() throws {
+    package func check() throws {
         if report.notStored > 0 {
             let kept = statistics.deadLettered
             throw CommandFailure(

@@ -1,12 +1,11 @@
 import Foundation
 import TallyCore
-import TallyIngest
 import TallyReports
 import TallySchema
 
 /// The final report of `tally ingest`, for people and for scripts.
-enum IngestReportRenderer {
-    static func text(_ report: IngestReport, sinks: [String]) -> String {
+package enum IngestReportRenderer {
+    package static func text(_ report: IngestReport, sinks: [String]) -> String {
         var lines: [String] = []
         lines.append(
             "read \(Plural.count(report.lines, "line")) from \(Plural.count(report.sources.count, "input")): "
@@ -62,7 +61,7 @@ enum IngestReportRenderer {
         return lines.joined(separator: "\n") + "\n"
     }
 
-    static func json(_ report: IngestReport) -> String {
+    package static func json(_ report: IngestReport) -> String {
         var object: [JSONMember] = [
             JSONMember(key: "inputs", value: .array(report.sources.map(JSONValue.string))),
             JSONMember(key: "lines", value: number(report.lines)),

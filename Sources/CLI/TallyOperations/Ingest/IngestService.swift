@@ -1,26 +1,25 @@
 import ServiceLifecycle
 import TallyCore
-import TallyIngest
-import TallyPipeline
+package import TallyPipeline
 
 /// Runs an ingest job as a `Service`, so that SIGTERM/SIGINT stop the reading between chunks and
 /// the pipeline still delivers everything accepted before it shuts down.
-final class IngestService: Service, @unchecked Sendable {
+package final class IngestService: Service, @unchecked Sendable {
     // @unchecked: `job` and `outcome` are touched only by `run()` (but for `job.stop()`, which may be
     // called from any thread), then read after the group returned.
     private let job: IngestJob
     private let sources: [String]
-    private(set) var outcome: Result<IngestReport, any Error>?
+    package private(set) var outcome: Result<IngestReport, any Error>?
 
     private let pipeline: EventPipeline
 
-    init(job: IngestJob, sources: [String], pipeline: EventPipeline) {
+    package init(job: IngestJob, sources: [String], pipeline: EventPipeline) {
         self.job = job
         self.sources = sources
         self.pipeline = pipeline
     }
 
-    func run() async throws {
+    package func run() async throws {
         // Reading also stops once a sink gave up on a batch (retries exhausted, e.g. the database
         // stayed down): going on would only dead-letter the rest of the input.
         let pipeline = self.pipeline

@@ -1,13 +1,14 @@
 import Foundation
-import TallyIngest
 
 /// A one-line progress display on stderr, redrawn at most four times a second.
-final class ProgressDisplay: @unchecked Sendable {
+package final class ProgressDisplay: @unchecked Sendable {
     // @unchecked: called from the ingest task only.
     private var lastDraw = Date.distantPast
     private var drawn = false
 
-    func update(_ progress: IngestJob.Progress) {
+    package init() {}
+
+    package func update(_ progress: IngestJob.Progress) {
         let now = Date()
         guard now.timeIntervalSince(lastDraw) >= 0.25 else { return }
         lastDraw = now
@@ -26,7 +27,7 @@ final class ProgressDisplay: @unchecked Sendable {
         drawn = true
     }
 
-    func finish() {
+    package func finish() {
         if drawn { FileHandle.standardError.write(Data("\r\u{1B}[2K".utf8)) }
     }
 

@@ -1,16 +1,21 @@
 import Foundation
 import TallyCore
-import TallyIngest
-import TallyPostgres
+package import TallyPostgres
 
 /// `tally replay --failed-events`: the table checked, each row decided by the tracking plans as
 /// they are now, failures turned into the command's messages and exit codes.
-struct ReplayFailedEvents {
-    var conninfo: String?
-    var decoder: ReplayDecoder
-    var dryRun: Bool
+package struct ReplayFailedEvents {
+    package var conninfo: String?
+    package var decoder: ReplayDecoder
+    package var dryRun: Bool
 
-    func run(shouldStop: @escaping @Sendable () -> Bool) async throws -> FailedEventsReplayer.Report {
+    package init(conninfo: String?, decoder: ReplayDecoder, dryRun: Bool) {
+        self.conninfo = conninfo
+        self.decoder = decoder
+        self.dryRun = dryRun
+    }
+
+    package func run(shouldStop: @escaping @Sendable () -> Bool) async throws -> FailedEventsReplayer.Report {
         do {
             let connection = try await PostgresConnection.connect(conninfo)
             let found = try await connection.query(

@@ -1,20 +1,29 @@
 import Foundation
 import TallyCore
 import TallyFileStore
-import TallyIngest
 import TallyPipeline
 import TallyPostgres
 
 /// `tally replay [FILE ...]`: the files chosen, the store's lock taken, the sink opened, and failures
 /// turned into the command's messages and exit codes.
-struct ReplayFiles {
-    var files: [String]
-    var sink: ReplayCommand.Sink
-    var dataDirectory: String
-    var decoder: ReplayDecoder
-    var dryRun: Bool
+package struct ReplayFiles {
+    /// The files to replay; none: every dead-letter and rejects file of the data directory.
+    package var files: [String]
+    /// Where replayed events go: ``EventStores/Kind/file`` or ``EventStores/Kind/postgres``.
+    package var store: EventStores.Kind
+    package var decoder: ReplayDecoder
+    package var dryRun: Bool
 
-    func run(database: DatabaseOption, shouldStop: @escaping @Sendable () -> Bool) async throws -> ReplayReport {
+    package init(files: [String], store: EventStores.Kind, decoder: ReplayDecoder, dryRun: Bool) {
+        self.files = files
+        self.store = store
+        self.decoder = decoder
+        self.dryRun = dryRun
+    }
+
+    /// Replays into `stores`, stopping between files once `shouldStop` says so.
+    package func run(stores: EventStores, shouldStop: @escaping @Sendable () -> Bool) async throws -> ReplayReport {
+        let dataDirectory = stores.dataDirectory
         let layout = FileStoreLayout(root: dataDirectory)
         var paths = files
         if paths.isEmpty {
@@ -33,7 +42,7 @@ struct ReplayFiles {
         // The store's lock, against a compact or another replay rewriting the same files; with
         // PostgreSQL as the sink and files named outside any store, there is none to take.
         var lock: MaintenanceLock?
-        if sink == .file || Directory.exists(dataDirectory) {
+        if store == .file || Directory.exists(dataDirectory) {
             do {
                 if !dryRun { try Directory.checkWritable(dataDirectory) }
                 lock = try MaintenanceLock(layout: layout) {
@@ -47,16 +56,9 @@ struct ReplayFiles {
             }
         }
         defer { withExtendedLifetime(lock) {} }
-        let eventSink: any EventSink
-        switch sink {
-        case .file:
-            eventSink = FileSink(directory: dataDirectory)
-        case .postgres:
-            if !dryRun { try await database.checkReadyForEvents() }
-            eventSink = PostgresSink(conninfo: database.conninfo, maxConcurrentWrites: 1)
-        }
+        let eventSink = try await stores.replaySink(store, dryRun: dryRun)
         let job = ReplayJob(
-            options: ReplayJob.Options(decoder: decoder, fileStore: sink == .file ? layout : nil, dryRun: dryRun),
+            options: ReplayJob.Options(decoder: decoder, fileStore: store == .file ? layout : nil, dryRun: dryRun),
             sink: eventSink
         )
         do {

@@ -1,13 +1,12 @@
 import Foundation
 import TallyCore
-import TallyIngest
-import TallyPostgres
+package import TallyPostgres
 import TallyReports
 import TallySchema
 
 /// The report of `tally replay`, for people and for scripts.
-enum ReplayReportRenderer {
-    static func text(_ report: ReplayReport, sink: String, plans: Bool) -> String {
+package enum ReplayReportRenderer {
+    package static func text(_ report: ReplayReport, sink: String, plans: Bool) -> String {
         var lines: [String] = []
         lines.append(
             (report.dryRun ? "dry run, nothing changed: " : "")
@@ -47,7 +46,7 @@ enum ReplayReportRenderer {
         return lines.joined(separator: "\n") + "\n"
     }
 
-    static func json(_ report: ReplayReport, sink: String, plans: Bool) -> String {
+    package static func json(_ report: ReplayReport, sink: String, plans: Bool) -> String {
         let files: [JSONValue] = report.files.map { file in
             .object([
                 JSONMember(key: "file", value: .string(file.path)),
@@ -100,7 +99,7 @@ enum ReplayReportRenderer {
         return JSONWriter.text(.object(object)) + "\n"
     }
 
-    static func text(_ report: FailedEventsReplayer.Report, plans: Bool) -> String {
+    package static func text(_ report: FailedEventsReplayer.Report, plans: Bool) -> String {
         var lines: [String] = []
         lines.append(
             (report.dryRun ? "dry run, nothing changed: " : "")
@@ -124,7 +123,7 @@ enum ReplayReportRenderer {
         return lines.joined(separator: "\n") + "\n"
     }
 
-    static func json(_ report: FailedEventsReplayer.Report, plans: Bool) -> String {
+    package static func json(_ report: FailedEventsReplayer.Report, plans: Bool) -> String {
         let object: [JSONMember] = [
             JSONMember(key: "table", value: .string("tally.failed_events")),
             JSONMember(key: "validation", value: .string(plans ? "registry" : "structural")),

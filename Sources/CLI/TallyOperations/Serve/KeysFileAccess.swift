@@ -1,20 +1,12 @@
-import ArgumentParser
 import Foundation
-import TallyServer
+package import TallyServer
 
-/// `--keys FILE`, and reading and writing that file with the exit codes every keys command uses.
-struct KeysFileOption: ParsableArguments {
-    @Option(name: .long, help: "The keys file.")
-    var keys: String
-
-    /// Reads the file.
+/// Reading and writing a keys file with the exit codes every keys command, `tally serve` and
+/// `tally dashboard` use.
+package enum KeysFileAccess {
+    /// Reads the keys file at `path`.
     /// - Throws: ``CommandFailure``: 66 when there is no such file, 65 when it is not a keys file.
-    func read() throws -> WriteKeysFile {
-        try Self.read(keys)
-    }
-
-    /// Reads the keys file at `path`, with the exit codes of ``read()``.
-    static func read(_ path: String) throws -> WriteKeysFile {
+    package static func read(_ path: String) throws -> WriteKeysFile {
         do {
             return try WriteKeysFile.load(path)
         } catch  where FileErrorText.isMissingFile(error) {
@@ -24,23 +16,23 @@ struct KeysFileOption: ParsableArguments {
         }
     }
 
-    /// Writes `file` in place of the keys file (its mode, owner and group kept).
+    /// Writes `file` in place of the keys file at `path` (its mode, owner and group kept).
     /// - Throws: ``CommandFailure``: 73 when it cannot be written there, 74 when the device failed.
-    func write(_ file: WriteKeysFile) throws {
+    package static func write(_ file: WriteKeysFile, to path: String) throws {
         do {
-            try file.save(keys)
+            try file.save(path)
         } catch {
             throw CommandFailure(
                 FileErrorText.writeFailureCode(error),
-                "cannot write the keys file \(keys): \(FileErrorText.describe(error))"
+                "cannot write the keys file \(path): \(FileErrorText.describe(error))"
             )
         }
     }
 
     /// What to do next for a running collector to see a change.
-    static let reloadHint =
+    package static let reloadHint =
         "a running tally serve takes it on reload: systemctl reload tally-serve, or kill -HUP its PID"
 
     /// Where a reader key is used.
-    static let dashboardHint = "tally dashboard --keys takes it (restart a running dashboard to use it)"
+    package static let dashboardHint = "tally dashboard --keys takes it (restart a running dashboard to use it)"
 }

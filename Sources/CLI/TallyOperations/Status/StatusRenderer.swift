@@ -1,4 +1,5 @@
 import TallyCore
+package import TallyReports
 
 /// `tally status` as a table for people or JSON for scripts.
 package enum StatusRenderer {

@@ -1,10 +1,9 @@
 import TallyCore
-import TallySchema
-import TallyVerify
+package import TallySchema
 
 /// `tally schema verify`'s report, for people and for CI.
-enum VerifyReportRenderer {
-    static func text(_ report: VerifyReport, registry: SchemaRegistry) -> String {
+package enum VerifyReportRenderer {
+    package static func text(_ report: VerifyReport, registry: SchemaRegistry) -> String {
         var lines = [
             "read \(report.filesParsed) Swift file\(report.filesParsed == 1 ? "" : "s") "
                 + "(\(report.generatedFiles) generated), \(report.conformances.count) TrackingEventContract "
@@ -37,7 +36,7 @@ enum VerifyReportRenderer {
         return lines.joined(separator: "\n")
     }
 
-    static func json(_ report: VerifyReport) -> String {
+    package static func json(_ report: VerifyReport) -> String {
         func string(_ text: String) -> JSONValue { .string(text) }
         func location(_ location: SourceLocation) -> [JSONMember] {
             [

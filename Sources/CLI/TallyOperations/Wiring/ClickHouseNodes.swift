@@ -1,34 +1,24 @@
-import ArgumentParser
 import Foundation
-import Logging
-import TallyClickHouse
-import TallyReports
-import TallyServer
+package import Logging
+package import TallyClickHouse
+package import TallyReports
+package import TallyServer
 
-/// `--clickhouse-url URL[,URL…]`, else `$TALLY_CLICKHOUSE_URL`: the ClickHouse nodes a command
-/// writes to or reads from (the first that answers; credentials in the URL travel in headers).
-struct ClickHouseOption: ParsableArguments {
-    @Option(
-        name: .long,
-        help: "ClickHouse nodes' HTTP URLs, comma-separated (default: $TALLY_CLICKHOUSE_URL)."
-    )
-    var clickhouseURL: String?
+/// The ClickHouse nodes a command writes to or reads from (`--clickhouse-url URL[,URL…]`, else
+/// `$TALLY_CLICKHOUSE_URL`): the first that answers; credentials in a URL travel in headers.
+package struct ClickHouseNodes: Sendable {
+    /// The URLs given, comma-separated; nil when neither the option nor the variable is set.
+    package var urls: String?
+    /// With replicated tables: replicas that must have written a batch before it counts as stored.
+    package var insertQuorum: Int?
 
-    @Option(
-        name: .long,
-        help: "With replicated tables: replicas that must have written a batch before it counts as stored."
-    )
-    var clickhouseInsertQuorum: Int?
-
-    /// The URLs given, or nil when neither the option nor the variable is set.
-    var urls: String? {
-        if let clickhouseURL { return clickhouseURL }
-        if let url = ProcessInfo.processInfo.environment["TALLY_CLICKHOUSE_URL"], !url.isEmpty { return url }
-        return nil
+    package init(urls: String?, insertQuorum: Int? = nil) {
+        self.urls = urls
+        self.insertQuorum = insertQuorum
     }
 
     /// A client for the nodes; a usage error without any.
-    func client() throws -> ClickHouseClient {
+    package func client() throws -> ClickHouseClient {
         guard let urls else {
             throw CommandFailure(.usage, "give --clickhouse-url (or set TALLY_CLICKHOUSE_URL)")
         }
@@ -41,7 +31,7 @@ struct ClickHouseOption: ParsableArguments {
 
     /// Fails fast, before anything is read or served, when ClickHouse cannot take events: 69 when
     /// no node answers, 74 when it has no tally tables.
-    func checkReadyForEvents() async throws {
+    package func checkReadyForEvents() async throws {
         let client = try client()
         do {
             let exists = try await client.text("EXISTS TABLE tally.events")
@@ -60,7 +50,7 @@ struct ClickHouseOption: ParsableArguments {
 extension CommandFailure {
     /// A ClickHouse error as an exit status: 69 when no node answered, 65 for a migration that
     /// disagrees, 74 for a statement the server refused.
-    init(clickhouse error: ClickHouseError, doing: String) {
+    package init(clickhouse error: ClickHouseError, doing: String) {
         if error.code == .connection {
             self.init(
                 .unavailable,
@@ -79,9 +69,9 @@ extension CommandFailure {
     }
 }
 
-extension ClickHouseOption {
+extension ClickHouseNodes {
     /// `tally summary` on ClickHouse; names the node read in `store`.
-    func summarize(_ query: SummaryQuery, store: inout SummaryStore) async throws -> Summary {
+    package func summarize(_ query: SummaryQuery, store: inout SummaryStore) async throws -> Summary {
         let client = try client()
         do {
             let version = try await client.text("SELECT version()").trimmingCharacters(in: .whitespacesAndNewlines)
@@ -93,32 +83,32 @@ extension ClickHouseOption {
     }
 
     /// A report on ClickHouse; names the node read in `store`.
-    func run(_ report: Report, store: inout SummaryStore) async throws -> (ReportScope, ReportResult) {
+    package func run(_ report: Report, store: inout SummaryStore) async throws -> (ReportScope, ReportResult) {
         let client = try client()
         do {
             let version = try await client.text("SELECT version()").trimmingCharacters(in: .whitespacesAndNewlines)
             store.location = "\(client.endpoints[0]) (ClickHouse \(version))"
             let source = ClickHouseReportSource(client: client)
             let answer = try await ReportRunner.run(report, on: source)
-            ReportOutputOptions.noteMissing(report, seen: source.names.withLock { $0 })
+            ReportReading.noteMissing(report, seen: source.names.withLock { $0 })
             return answer
         } catch let error as ReportError {
-            throw CommandFailure(.usage, ReportOptions.message(error))
+            throw CommandFailure(.usage, ReportReading.message(error))
         } catch let error as ClickHouseError {
             throw CommandFailure(clickhouse: error, doing: "cannot read ClickHouse")
         }
     }
 }
 
-extension ClickHouseOption {
-    /// The sink of `tally ingest` and `tally serve --sink clickhouse`.
-    func sink(maxConcurrentWrites: Int = 2, logger: Logger) throws -> ClickHouseSink {
-        guard let urls else { throw CommandFailure(.usage, "--sink clickhouse needs --clickhouse-url") }
+extension ClickHouseNodes {
+    /// The sink of `tally ingest --store clickhouse` and `tally serve --store clickhouse`.
+    package func sink(maxConcurrentWrites: Int = 2, logger: Logger) throws -> ClickHouseSink {
+        guard let urls else { throw CommandFailure(.usage, "--store clickhouse needs --clickhouse-url") }
         do {
             return try ClickHouseSink(
                 urls: urls,
                 maxConcurrentWrites: maxConcurrentWrites,
-                insertQuorum: clickhouseInsertQuorum,
+                insertQuorum: insertQuorum,
                 logger: logger
             )
         } catch let error as ClickHouseError {
@@ -126,21 +116,21 @@ extension ClickHouseOption {
         }
     }
 
-    /// Where `tally serve --sink clickhouse` keeps the events it rejects: `tally.failed_events`.
-    func rejectSink() throws -> ClickHouseRejectSink {
+    /// Where `tally serve --store clickhouse` keeps the events it rejects: `tally.failed_events`.
+    package func rejectSink() throws -> ClickHouseRejectSink {
         ClickHouseRejectSink(client: try client())
     }
 }
 
-extension ClickHouseOption {
-    /// `tally migrate --clickhouse`: every node given, in turn.
-    func migrate() async throws {
+extension ClickHouseNodes {
+    /// `tally migrate --clickhouse`: every node given, in turn; a line for each.
+    package func migrate() async throws -> [String] {
         do {
-            for outcome in try await ClickHouseMigrator(client: try client()).migrate() {
+            return try await ClickHouseMigrator(client: try client()).migrate().map { outcome in
                 let what =
                     outcome.applied.isEmpty
                     ? "up to date" : "applied " + outcome.applied.map { String($0) }.joined(separator: ", ")
-                Terminal.print("\(outcome.node) (ClickHouse \(outcome.serverVersion)): \(what)")
+                return "\(outcome.node) (ClickHouse \(outcome.serverVersion)): \(what)"
             }
         } catch let error as ClickHouseError {
             throw CommandFailure(clickhouse: error, doing: "cannot migrate ClickHouse")

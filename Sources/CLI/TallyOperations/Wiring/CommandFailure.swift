@@ -1,24 +1,23 @@
-import ArgumentParser
-import TallyPostgres
+package import TallyPostgres
 
 /// A command that cannot finish: what to tell the user and the exit code that says why.
 ///
-/// Commands throw it instead of printing and exiting themselves, so that `TallyCommand.main`
-/// prints every failure the same way and a database that is down exits 69 from every command.
-struct CommandFailure: Error, CustomStringConvertible {
+/// Commands throw it instead of printing and exiting themselves, so that `tally`'s `main` prints
+/// every failure the same way and a database that is down exits 69 from every command.
+package struct CommandFailure: Error, CustomStringConvertible {
     /// The message, with advice on what to do next.
-    var message: String
+    package var message: String
     /// The sysexits code.
-    var exitCode: ExitCode
+    package var exitCode: Sysexit
 
-    init(_ exitCode: ExitCode, _ message: String) {
+    package init(_ exitCode: Sysexit, _ message: String) {
         self.exitCode = exitCode
         self.message = message
     }
 
     /// A PostgreSQL error as the commands report it: 69 when the server cannot be reached or
     /// refused the connection, else 74 (it refused a statement); `doing` says what was attempted.
-    init(database error: PostgresError, doing: String) {
+    package init(database error: PostgresError, doing: String) {
         if error.isConnectionProblem {
             self.init(
                 .unavailable,
@@ -35,5 +34,5 @@ struct CommandFailure: Error, CustomStringConvertible {
         }
     }
 
-    var description: String { message }
+    package var description: String { message }
 }

@@ -1,4 +1,3 @@
-import ArgumentParser
 import Foundation
 import TallyCore
 
@@ -8,8 +7,8 @@ import TallyCore
 /// error 512.)" or "The data is missing.": neither says which key or which system error. This
 /// names the system error (`strerror`) where there is one, and the key path for a JSON file
 /// that does not decode.
-enum FileErrorText {
-    static func describe(_ error: any Error) -> String {
+package enum FileErrorText {
+    package static func describe(_ error: any Error) -> String {
         if let decoding = error as? DecodingError { return describe(decoding) }
         if let code = systemCode(error) { return systemText(code) }
         let nsError = error as NSError
@@ -21,7 +20,7 @@ enum FileErrorText {
 
     /// The exit code for an output that could not be written: 73 when the place cannot take it
     /// (not a directory, no permission, read-only), 74 when the device failed (no space, I/O).
-    static func writeFailureCode(_ error: any Error) -> ExitCode {
+    package static func writeFailureCode(_ error: any Error) -> Sysexit {
         guard let code = systemCode(error) else { return .ioError }
         return [ENOTDIR, EISDIR, EACCES, EPERM, EROFS, ENOENT, EEXIST].contains(code) ? .cannotCreate : .ioError
     }
@@ -59,7 +58,7 @@ enum FileErrorText {
     }
 
     /// True when `error` says the file is not there.
-    static func isMissingFile(_ error: any Error) -> Bool {
+    package static func isMissingFile(_ error: any Error) -> Bool {
         let nsError = error as NSError
         if nsError.domain == NSCocoaErrorDomain {
             let code = CocoaError.Code(rawValue: nsError.code)

@@ -12,8 +12,8 @@ import NIOCore
 /// data directory created, a warning printed) for a command that would then fail. A bind and
 /// close, as the server binds (`SO_REUSEADDR`); the server's own bind still reports a port
 /// taken in between.
-enum ListenAddressCheck {
-    static func check(host: String, port: Int) throws {
+package enum ListenAddressCheck {
+    package static func check(host: String, port: Int) throws {
         let address: SocketAddress
         do {
             address = try SocketAddress.makeAddressResolvingHost(host, port: port)
@@ -36,7 +36,7 @@ enum ListenAddressCheck {
     }
 
     /// The failure for a `--host` that does not resolve (also for the server's own resolution).
-    static func hostFailure(_ host: String, _ error: any Error) -> CommandFailure {
+    package static func hostFailure(_ host: String, _ error: any Error) -> CommandFailure {
         if error is SocketAddressError.UnknownHost {
             return CommandFailure(
                 .usage,
@@ -47,7 +47,7 @@ enum ListenAddressCheck {
     }
 
     /// The message for a bind that failed with `code` (also for the server's own bind).
-    static func message(host: String, port: Int, errno code: Int32) -> String {
+    package static func message(host: String, port: Int, errno code: Int32) -> String {
         switch code {
         case EADDRINUSE: "cannot listen on \(host):\(port): the address is in use; choose another --port"
         case EACCES: "cannot listen on \(host):\(port): permission denied; choose another --port"

@@ -9,12 +9,12 @@ import TallyCore
 
 /// SIGINT and SIGTERM as a request to stop between two steps (a command that checks it finishes
 /// what it must and exits 75); a second signal ends the process at once, as without handlers.
-final class StopSignals: Sendable {
+package final class StopSignals: Sendable {
     private let interruption = Interruption()
     private nonisolated(unsafe) let sources: [any DispatchSourceSignal]
 
     /// Installs the handlers for the life of the process.
-    init() {
+    package init() {
         let interruption = interruption
         sources = [SIGINT, SIGTERM].map { number in
             signal(number, SIG_IGN)
@@ -32,7 +32,7 @@ final class StopSignals: Sendable {
     }
 
     /// Whether a signal came, for `shouldStop` parameters.
-    var isRequested: @Sendable () -> Bool {
+    package var isRequested: @Sendable () -> Bool {
         { [interruption] in interruption.isRequested }
     }
 }

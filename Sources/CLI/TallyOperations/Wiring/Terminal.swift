@@ -7,15 +7,15 @@ import TallyCore
 #endif
 
 /// Output for commands: results on stdout, diagnostics on stderr.
-enum Terminal {
-    static func print(_ text: String) {
+package enum Terminal {
+    package static func print(_ text: String) {
         try? FileDescriptorWriter.writeAll(Array((text + "\n").utf8), to: STDOUT_FILENO, path: "<stdout>")
     }
 
-    static func error(_ text: String) {
+    package static func error(_ text: String) {
         try? FileDescriptorWriter.writeAll(Array(("tally: " + text + "\n").utf8), to: STDERR_FILENO, path: "<stderr>")
     }
 
-    static var stdoutIsTerminal: Bool { isatty(STDOUT_FILENO) == 1 }
-    static var stderrIsTerminal: Bool { isatty(STDERR_FILENO) == 1 }
+    package static var stdoutIsTerminal: Bool { isatty(STDOUT_FILENO) == 1 }
+    package static var stderrIsTerminal: Bool { isatty(STDERR_FILENO) == 1 }
 }

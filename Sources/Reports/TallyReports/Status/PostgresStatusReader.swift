@@ -1,6 +1,5 @@
 import TallyCore
 package import TallyPostgres
-import TallyReports
 package import TallySchema
 
 /// ``StatusObservations`` from PostgreSQL.
