@@ -49,7 +49,9 @@ let package = Package(
             swiftSettings: strict
         ),
 
-        // Envelope, ids, timestamps, JSON: value types shared by every other target.
+        // Envelope, ids, timestamps, JSON: value types shared by every other target, and the I/O and
+        // concurrency plumbing under them. No product: public is only what a product's API shows
+        // (the envelope and its values, the id generator tests use), the rest is package.
         .target(name: "TallyCore", path: "Sources/Shared/TallyCore", swiftSettings: strict),
 
         // Tracking plans: JSON Schema keywords, the registry, event validation and plan importers.
@@ -115,6 +117,7 @@ let package = Package(
             name: "episode-demo",
             dependencies: [
                 "EpisodeFeature",
+                "Tracking",
                 "TallyCore",
                 "TallyPipeline",
                 "TallyFileStore",
@@ -226,12 +229,11 @@ let package = Package(
         .target(
             name: "TallyDashboard",
             dependencies: [
-                "TallyCore", "TallyReports", "TallySchema", "TallyPostgres", "TallyServer",
+                "TallyCore", "TallyReports", "TallySchema", "TallyFileStore", "TallyPostgres", "TallyServer",
                 .product(name: "Hummingbird", package: "hummingbird"),
                 .product(name: "HTTPTypes", package: "swift-http-types"),
                 .product(name: "NIOCore", package: "swift-nio"),
                 .product(name: "Logging", package: "swift-log"),
-                .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
             ],
             path: "Sources/Server/TallyDashboard",
             swiftSettings: strict
