@@ -343,16 +343,14 @@ let package = Package(
                 "TallyPipeline", "TallyCore", "TallySchema", "Tracking", "TallyTestSupport",
                 "TallyPipelineTesting",
                 .product(name: "InMemoryLogging", package: "swift-log"),
-                .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
             ],
             swiftSettings: strict
         ),
         .testTarget(
-            name: "TallyIngestTests",
+            name: "TallyOperationsTests",
             dependencies: [
                 "TallyOperations", "TallyPipeline", "TallySchema", "TallyCore", "TallyFileStore", "TallyReports",
-                "TallyTestSupport",
-                "TallyPipelineTesting",
+                "TallyTestSupport", "TallyPipelineTesting",
             ],
             swiftSettings: strict
         ),
@@ -367,13 +365,15 @@ let package = Package(
             path: "Examples/EpisodeFeature/Tests/EpisodeFeatureTests"
         ),
         .testTarget(
-            name: "PostgresTests",
+            name: "TallyPostgresTests",
             dependencies: [
-                "TallyPostgres", "TallyCore", "TallyPipeline", "TallyReports", "TallyOperations", "TallyTestSupport",
+                "TallyPostgres", "TallyCore", "TallyPipeline", "TallyOperations", "TallyTestSupport",
                 "TallyPipelineTesting", "TallySchema",
             ],
             swiftSettings: strict
         ),
+        // The documentation's code samples (README, docs/, the products' DocC articles), compiled and run
+        // as they are written there: they test the docs, across the products.
         .testTarget(
             name: "DocSnippetTests",
             dependencies: [
@@ -383,16 +383,6 @@ let package = Package(
                 .product(name: "Logging", package: "swift-log"),
                 .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
             ],
-            swiftSettings: strict
-        ),
-        .testTarget(
-            name: "DeployTests",
-            dependencies: ["TallyPostgres", "TallyTestSupport"],
-            swiftSettings: strict
-        ),
-        .testTarget(
-            name: "FaultTests",
-            dependencies: ["TallyPostgres", "TallyCore", "TallyFileStore", "TallyTestSupport"],
             swiftSettings: strict
         ),
         .testTarget(
@@ -421,14 +411,9 @@ let package = Package(
             swiftSettings: strict
         ),
         .testTarget(
-            name: "TallyVerifyTests",
-            dependencies: ["TallyOperations", "TallySchema", "TallyTestSupport"],
-            swiftSettings: strict
-        ),
-        .testTarget(
             name: "TallyDashboardTests",
             dependencies: [
-                "TallyDashboard", "TallyReports", "TallyCore", "TallyFileStore", "TallyTestSupport",
+                "TallyDashboard", "TallyServer", "TallyCore", "TallyFileStore",
                 .product(name: "Hummingbird", package: "hummingbird"),
                 .product(name: "HummingbirdTesting", package: "hummingbird"),
             ],
@@ -436,24 +421,20 @@ let package = Package(
         ),
         .testTarget(
             name: "TallyReportsTests",
-            dependencies: ["TallyReports", "TallyCore", "TallySchema", "TallyTestSupport"],
+            dependencies: ["TallyReports", "TallyCore"],
             swiftSettings: strict
         ),
         .testTarget(
-            name: "TallyStatusTests",
-            dependencies: ["TallyOperations", "TallySchema", "TallyCore", "TallyPostgres", "TallyTestSupport"],
+            name: "TallyClickHouseTests",
+            dependencies: ["TallyClickHouse", "TallyCore", "TallyFileStore", "TallyPipeline", "TallyReports"],
             swiftSettings: strict
         ),
+        // The `tally` executable as a process: its commands, exit codes and output (Process), faults
+        // while it runs (Fault: kill -9, a database restart, a full disk, signals, hostile input), and
+        // the deploy units, scripts and README commands around it (Deploy).
         .testTarget(
-            name: "ClickHouseTests",
-            dependencies: [
-                "TallyClickHouse", "TallyCore", "TallyFileStore", "TallyPipeline", "TallyReports", "TallyTestSupport",
-            ],
-            swiftSettings: strict
-        ),
-        .testTarget(
-            name: "ProcessTests",
-            dependencies: ["TallyFileStore", "TallyCore", "TallySchema", "TallyTestSupport"],
+            name: "tallyTests",
+            dependencies: ["TallyCore", "TallyFileStore", "TallyPostgres", "TallyTestSupport"],
             swiftSettings: strict
         ),
     ]
