@@ -350,7 +350,7 @@ let package = Package(
             name: "TallyOperationsTests",
             dependencies: [
                 "TallyOperations", "TallyPipeline", "TallySchema", "TallyCore", "TallyFileStore", "TallyReports",
-                "TallyTestSupport", "TallyPipelineTesting",
+                "TallyServer", "TallyTestSupport", "TallyPipelineTesting",
             ],
             swiftSettings: strict
         ),

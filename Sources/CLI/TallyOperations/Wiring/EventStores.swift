@@ -28,7 +28,12 @@ package struct EventStores: Sendable {
     package var clickhouse: ClickHouseNodes
     package var logger: Logger
 
-    package init(dataDirectory: String, conninfo: String?, clickhouse: ClickHouseNodes, logger: Logger) {
+    package init(
+        dataDirectory: String,
+        conninfo: String?,
+        clickhouse: ClickHouseNodes,
+        logger: Logger = Logger(label: "tally")
+    ) {
         self.dataDirectory = dataDirectory
         self.conninfo = conninfo
         self.clickhouse = clickhouse
