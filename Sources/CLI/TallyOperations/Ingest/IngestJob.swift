@@ -63,10 +63,10 @@ package final class IngestJob {
 
     /// Why the run could not read an input: `open events.ndjson: No such file or directory`, never
     /// what was read.
-    public struct InputError: Error, Sendable, Hashable, CustomStringConvertible {
+    package struct InputError: Error, Sendable, Hashable, CustomStringConvertible {
         /// What failed, stable across releases. A struct, so that a kind added later breaks no
         /// `switch`.
-        public struct Code: Sendable, Hashable, CustomStringConvertible {
+        package struct Code: Sendable, Hashable, CustomStringConvertible {
             private enum Base: String {
                 case cannotOpen = "cannot_open"
                 case cannotRead = "cannot_read"
@@ -75,20 +75,20 @@ package final class IngestJob {
             private init(_ base: Base) { self.base = base }
 
             /// The input could not be opened (missing, unreadable): nothing of it was read.
-            public static let cannotOpen = Code(.cannotOpen)
+            package static let cannotOpen = Code(.cannotOpen)
             /// Reading failed part-way (an I/O error): what was read before is ingested.
-            public static let cannotRead = Code(.cannotRead)
+            package static let cannotRead = Code(.cannotRead)
 
             /// The stable snake_case name (`cannot_open`).
-            public var description: String { base.rawValue }
+            package var description: String { base.rawValue }
         }
 
         /// What failed.
-        public internal(set) var code: Code
+        package internal(set) var code: Code
         /// The input, as given (`-` for standard input).
-        public internal(set) var source: String
+        package internal(set) var source: String
         /// The system call that failed, with its `errno`.
-        public internal(set) var underlying: IOError
+        package internal(set) var underlying: IOError
 
         init(_ code: Code, source: String, underlying: IOError) {
             self.code = code
@@ -96,7 +96,7 @@ package final class IngestJob {
             self.underlying = underlying
         }
 
-        public var description: String { underlying.description }
+        package var description: String { underlying.description }
     }
 
     private let options: Options
