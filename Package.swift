@@ -49,7 +49,9 @@ let package = Package(
             swiftSettings: strict
         ),
 
-        // Envelope, ids, timestamps, JSON: value types shared by every other target.
+        // Envelope, ids, timestamps, JSON: value types shared by every other target, and the I/O and
+        // concurrency plumbing under them. No product: public is only what a product's API shows
+        // (the envelope and its values, the id generator tests use), the rest is package.
         .target(name: "TallyCore", path: "Sources/Shared/TallyCore", swiftSettings: strict),
 
         // Tracking plans: JSON Schema keywords, the registry, event validation and plan importers.
@@ -115,6 +117,7 @@ let package = Package(
             name: "episode-demo",
             dependencies: [
                 "EpisodeFeature",
+                "Tracking",
                 "TallyCore",
                 "TallyPipeline",
                 "TallyFileStore",
@@ -159,17 +162,9 @@ let package = Package(
             swiftSettings: strict
         ),
 
-        // `tally ingest`: NDJSON files through validation into the pipeline; `tally replay` of the files
-        // of events that were not stored.
-        .target(
-            name: "TallyIngest",
-            dependencies: ["TallyCore", "TallyFormats", "TallySchema", "TallyPipeline", "TallyFileStore"],
-            path: "Sources/CLI/TallyIngest",
-            swiftSettings: strict
-        ),
-
-        // `tally summary` and `tally report`: the report model and its evaluation over the file store and
-        // PostgreSQL (the tracking plans check report definitions).
+        // `tally summary`, `tally report` and `tally status`: the report model and its evaluation over the
+        // file store, PostgreSQL and ClickHouse, and the plans against what a store holds (the tracking
+        // plans check report definitions too). The dashboard shows the same.
         .target(
             name: "TallyReports",
             dependencies: ["TallyCore", "TallyFileStore", "TallyPostgres", "TallyClickHouse", "TallySchema"],
@@ -233,12 +228,11 @@ let package = Package(
         .target(
             name: "TallyDashboard",
             dependencies: [
-                "TallyCore", "TallyReports", "TallyStatus", "TallySchema", "TallyPostgres", "TallyServer",
+                "TallyCore", "TallyReports", "TallySchema", "TallyFileStore", "TallyPostgres", "TallyServer",
                 .product(name: "Hummingbird", package: "hummingbird"),
                 .product(name: "HTTPTypes", package: "swift-http-types"),
                 .product(name: "NIOCore", package: "swift-nio"),
                 .product(name: "Logging", package: "swift-log"),
-                .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
             ],
             path: "Sources/Server/TallyDashboard",
             swiftSettings: strict
@@ -262,54 +256,48 @@ let package = Package(
         ),
         .plugin(name: "TallyPlanPlugin", capability: .buildTool(), dependencies: ["tally-codegen"]),
 
-        // `tally schema verify`: the one target that parses Swift (swift-syntax, 1–2.5 min to build).
+        // What the operator's commands do, below their options: `tally ingest` (NDJSON files through
+        // validation into the stores), `tally replay` (the events that were not stored), `tally status`'s
+        // rendering and `tally doctor`, `tally schema verify` (the one target that parses Swift:
+        // swift-syntax, 1–2.5 min to build), and the wiring every command shares: the stores a command
+        // writes to or reads from, keys files, failures and their exit codes.
         .target(
-            name: "TallyVerify",
+            name: "TallyOperations",
             dependencies: [
-                "TallyCodegen", "TallySchema",
+                "CMalloc", "TallyCore", "TallyFormats", "TallySchema", "TallyPipeline", "TallyFileStore",
+                "TallyPostgres",
+                "TallyClickHouse", "TallyReports", "TallyServer", "TallyDashboard", "TallyCodegen",
                 .product(name: "SwiftSyntax", package: "swift-syntax"),
                 .product(name: "SwiftParser", package: "swift-syntax"),
+                .product(name: "Logging", package: "swift-log"),
+                .product(name: "NIOCore", package: "swift-nio"),
+                .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
             ],
-            path: "Sources/CLI/TallyVerify",
-            swiftSettings: strict
-        ),
-
-        // `tally status`: the plans against what the store holds.
-        .target(
-            name: "TallyStatus",
-            dependencies: [
-                "TallyCore", "TallySchema", "TallyFileStore", "TallyPostgres", "TallyClickHouse", "TallyReports",
-            ],
-            path: "Sources/CLI/TallyStatus",
+            path: "Sources/CLI/TallyOperations",
             swiftSettings: strict
         ),
 
         // glibc's mallopt, for the CLI's malloc arena limit.
         .systemLibrary(name: "CMalloc", path: "Sources/CLI/CMalloc"),
 
-        // The command-line tool: thin commands over the libraries.
+        // The command-line tool: its options, parsed and handed to TallyOperations and the libraries.
         .executableTarget(
             name: "tally",
             dependencies: [
-                "CMalloc",
+                "TallyOperations",
                 "TallyCore",
                 "TallyFormats",
                 "TallySchema",
-                "TallyIngest",
                 "TallyReports",
                 "TallyPostgres",
-                "TallyClickHouse",
                 "TallyServer",
                 "TallyCodegen",
-                "TallyVerify",
-                "TallyStatus",
                 "TallyDashboard",
+                "TallyFileStore",
                 .product(name: "NIOCore", package: "swift-nio"),
                 .product(name: "NIOPosix", package: "swift-nio"),
                 .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
                 .product(name: "UnixSignals", package: "swift-service-lifecycle"),
-                "TallyPipeline",
-                "TallyFileStore",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
                 .product(name: "Logging", package: "swift-log"),
             ],
@@ -319,7 +307,8 @@ let package = Package(
         .executableTarget(
             name: "tally-bench",
             dependencies: [
-                "Tracking", "TallyCore", "TallyFormats", "TallySchema", "TallyPipeline", "TallyIngest", "TallyPostgres",
+                "Tracking", "TallyCore", "TallyFormats", "TallySchema", "TallyPipeline", "TallyOperations",
+                "TallyPostgres",
                 "TallyDelivery", "TallyFileStore", "TallyCompression",
                 .product(name: "Logging", package: "swift-log"),
             ],
@@ -353,16 +342,14 @@ let package = Package(
                 "TallyPipeline", "TallyCore", "TallySchema", "Tracking", "TallyTestSupport",
                 "TallyPipelineTesting",
                 .product(name: "InMemoryLogging", package: "swift-log"),
-                .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
             ],
             swiftSettings: strict
         ),
         .testTarget(
-            name: "TallyIngestTests",
+            name: "TallyOperationsTests",
             dependencies: [
-                "TallyIngest", "TallyPipeline", "TallySchema", "TallyCore", "TallyFileStore", "TallyReports",
-                "TallyTestSupport",
-                "TallyPipelineTesting",
+                "TallyOperations", "TallyPipeline", "TallySchema", "TallyCore", "TallyFileStore", "TallyReports",
+                "TallyServer", "TallyTestSupport", "TallyPipelineTesting",
             ],
             swiftSettings: strict
         ),
@@ -377,13 +364,15 @@ let package = Package(
             path: "Examples/EpisodeFeature/Tests/EpisodeFeatureTests"
         ),
         .testTarget(
-            name: "PostgresTests",
+            name: "TallyPostgresTests",
             dependencies: [
-                "TallyPostgres", "TallyCore", "TallyPipeline", "TallyReports", "TallyIngest", "TallyTestSupport",
+                "TallyPostgres", "TallyCore", "TallyPipeline", "TallyOperations", "TallyTestSupport",
                 "TallyPipelineTesting", "TallySchema",
             ],
             swiftSettings: strict
         ),
+        // The documentation's code samples (README, docs/, the products' DocC articles), compiled and run
+        // as they are written there: they test the docs, across the products.
         .testTarget(
             name: "DocSnippetTests",
             dependencies: [
@@ -393,16 +382,6 @@ let package = Package(
                 .product(name: "Logging", package: "swift-log"),
                 .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
             ],
-            swiftSettings: strict
-        ),
-        .testTarget(
-            name: "DeployTests",
-            dependencies: ["TallyPostgres", "TallyTestSupport"],
-            swiftSettings: strict
-        ),
-        .testTarget(
-            name: "FaultTests",
-            dependencies: ["TallyPostgres", "TallyCore", "TallyFileStore", "TallyTestSupport"],
             swiftSettings: strict
         ),
         .testTarget(
@@ -431,14 +410,9 @@ let package = Package(
             swiftSettings: strict
         ),
         .testTarget(
-            name: "TallyVerifyTests",
-            dependencies: ["TallyVerify", "TallySchema", "TallyTestSupport"],
-            swiftSettings: strict
-        ),
-        .testTarget(
             name: "TallyDashboardTests",
             dependencies: [
-                "TallyDashboard", "TallyReports", "TallyCore", "TallyFileStore", "TallyTestSupport",
+                "TallyDashboard", "TallyServer", "TallyCore", "TallyFileStore",
                 .product(name: "Hummingbird", package: "hummingbird"),
                 .product(name: "HummingbirdTesting", package: "hummingbird"),
             ],
@@ -446,25 +420,23 @@ let package = Package(
         ),
         .testTarget(
             name: "TallyReportsTests",
-            dependencies: ["TallyReports", "TallyCore", "TallySchema", "TallyTestSupport"],
+            dependencies: ["TallyReports", "TallyCore"],
             swiftSettings: strict
         ),
         .testTarget(
-            name: "TallyStatusTests",
-            dependencies: ["TallyStatus", "TallySchema", "TallyCore", "TallyPostgres", "TallyTestSupport"],
-            swiftSettings: strict
-        ),
-        .testTarget(
-            name: "ClickHouseTests",
+            name: "TallyClickHouseTests",
             dependencies: [
-                "TallyClickHouse", "TallyCore", "TallyFileStore", "TallyPipeline", "TallyReports", "TallyStatus",
+                "TallyClickHouse", "TallyCore", "TallyFileStore", "TallyPipeline", "TallyReports", "TallyOperations",
                 "TallyTestSupport",
             ],
             swiftSettings: strict
         ),
+        // The `tally` executable as a process: its commands, exit codes and output (Process), faults
+        // while it runs (Fault: kill -9, a database restart, a full disk, signals, hostile input), and
+        // the deploy units, scripts and README commands around it (Deploy).
         .testTarget(
-            name: "ProcessTests",
-            dependencies: ["TallyFileStore", "TallyCore", "TallySchema", "TallyTestSupport"],
+            name: "tallyTests",
+            dependencies: ["TallyCore", "TallyFileStore", "TallyPostgres", "TallyTestSupport"],
             swiftSettings: strict
         ),
     ]

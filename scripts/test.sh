@@ -11,7 +11,7 @@
 #                              episode-demo's outbox and uploader against tally serve, behind a fault proxy)
 #   scripts/test.sh --reports [PYTEST ARGS]     only the report tests (Tests/reports, pytest: every report on
 #                              the file store and PostgreSQL against a reference written from docs/reports.md)
-#   scripts/test.sh --clickhouse [PYTEST ARGS]  only the ClickHouse tests: the Swift ClickHouseTests, the report
+#   scripts/test.sh --clickhouse [PYTEST ARGS]  only the ClickHouse tests: the Swift TallyClickHouseTests, the report
 #                              cases on ClickHouse and Tests/clickhouse (pytest: collectors and ingests into a
 #                              throwaway two-shard cluster, faults)
 #   scripts/test.sh --dashboard [PYTEST ARGS]   only the dashboard tests (Tests/dashboard, pytest: tally dashboard
@@ -107,7 +107,7 @@ if { [ $# -eq 0 ] && [ -z "$only" ]; } || [ -n "$clickhouse_only" ]; then
     tally_log "running the ClickHouse tests"
     # The full run ran the Swift suites and the report cases above already.
     if [ -n "$clickhouse_only" ]; then
-        swift test --skip-build --filter 'ClickHouseTests'
+        swift test --skip-build --filter 'TallyClickHouseTests'
         TALLY_BIN="$PWD/.build/debug/tally" "$TALLY_PYTHON" -m pytest -p no:cacheprovider -q -rs \
             Tests/reports -k clickhouse "$@"
     fi
@@ -145,8 +145,8 @@ if [ $# -eq 0 ] && [ -z "$only" ]; then
     tally_log "building this package's targets with ThreadSanitizer"
     TALLY_SANITIZE_THREAD=1 swift build --build-tests -Xswiftc -warnings-as-errors \
         -Xswiftc -emit-symbol-graph -Xswiftc -emit-symbol-graph-dir -Xswiftc "$graphs"
-    tally_log "running the pipeline, file store, ingest, tracking and collector tests under ThreadSanitizer"
+    tally_log "running the pipeline, file store, ingest and replay, tracking and collector tests under ThreadSanitizer"
     TALLY_SANITIZE_THREAD=1 TSAN_OPTIONS="halt_on_error=1" swift test --skip-build \
-        --filter 'TallyPipelineTests|TallyFileStoreTests|TallyIngestTests|TrackingMocksTests|EpisodeFeatureTests|TallyServerTests|TallyDeliveryTests'
+        --filter 'TallyPipelineTests|TallyFileStoreTests|TallyOperationsTests|TrackingMocksTests|EpisodeFeatureTests|TallyServerTests|TallyDeliveryTests'
 fi
 tally_log "all tests passed"

@@ -1,6 +1,6 @@
 import Foundation
 import TallyCore
-import TallyIngest
+import TallyOperations
 import TallySchema
 
 /// The ingest path on one core: read lines, decode, validate against the Examples plans, encode

@@ -1,5 +1,5 @@
 import Foundation
-import TallyIngest
+import TallyOperations
 
 /// Peak resident memory of a real `tally ingest` of a generated file into a fresh file store.
 enum MemoryBenchmark {

@@ -1,5 +1,5 @@
 import TallyCore
-import TallyIngest
+import TallyOperations
 import TallyPostgres
 
 /// The client's share of rollup upkeep in the PostgreSQL sink: aggregating a batch's hourly

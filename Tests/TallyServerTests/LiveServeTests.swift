@@ -26,7 +26,7 @@ struct LiveServeTests {
         let child = try ChildProcess(
             "tally",
             arguments: [
-                "serve", "--port", "0", "--sink", "postgres", "--database-url", database.url, "--keys",
+                "serve", "--port", "0", "--store", "postgres", "--database-url", database.url, "--keys",
                 work + "/keys.json", "--data-dir", work + "/data",
             ]
         )

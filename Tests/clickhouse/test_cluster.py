@@ -1,5 +1,5 @@
-"""ClickHouse as the distributed store, as processes: three `tally serve --sink clickhouse` and two
-`tally ingest --sink clickhouse` load overlapping traffic into a two-shard cluster (the one
+"""ClickHouse as the distributed store, as processes: three `tally serve --store clickhouse` and two
+`tally ingest --store clickhouse` load overlapping traffic into a two-shard cluster (the one
 scripts/test.sh starts: TALLY_TEST_CLICKHOUSE_URL, both nodes comma-separated, and TALLY_CH_ROOT to
 stop and restart a shard), with resending clients (Tests/collector/resender.py); then every summary
 equals PostgreSQL's on the same events, each actor's events sit on one shard, and the faults (a
@@ -67,7 +67,7 @@ class Collector:
 
     def start(self) -> "Collector":
         self.process = subprocess.Popen(
-            [str(TALLY), "serve", "--host", "127.0.0.1", "--port", str(self.port), "--sink", "clickhouse",
+            [str(TALLY), "serve", "--host", "127.0.0.1", "--port", str(self.port), "--store", "clickhouse",
              "--clickhouse-url", self.urls, "--data-dir", str(self.workdir), "--keys", str(self.keys)],
             stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True,
             start_new_session=True)
@@ -137,7 +137,7 @@ def test_three_collectors_and_two_ingests_store_overlapping_traffic_once(nodes, 
     (tmp_path / "first.ndjson").write_text("".join(lines[:18000]))
     (tmp_path / "second.ndjson").write_text("".join(lines[12000:]))
     events.write_text("".join(lines))
-    ingests = [subprocess.Popen([str(TALLY), "ingest", str(tmp_path / name), "--quiet", "--sink", "clickhouse",
+    ingests = [subprocess.Popen([str(TALLY), "ingest", str(tmp_path / name), "--quiet", "--store", "clickhouse",
                                  "--clickhouse-url", nodes[index % len(nodes)], "--data-dir", str(tmp_path / name)
                                  + ".dead"], stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
                for index, name in enumerate(["first.ndjson", "second.ndjson"])]
@@ -187,7 +187,7 @@ def test_three_collectors_and_two_ingests_store_overlapping_traffic_once(nodes, 
                         "occurred_at": time.strftime("%Y-%m-%dT%H:%M:%S", time.gmtime(micros // 1_000_000))
                         + ".%06dZ" % (micros % 1_000_000)}) + "\n")
             for path in (events, export):
-                result = tally("ingest", str(path), "--quiet", "--sink", "postgres", "--database-url", url,
+                result = tally("ingest", str(path), "--quiet", "--store", "postgres", "--database-url", url,
                                "--data-dir", str(tmp_path / "pg-dead"))
                 assert result.returncode == 0, result.stderr
             for by in ("feature", "event", "day"):

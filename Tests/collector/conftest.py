@@ -100,7 +100,7 @@ class Collector:
             python = REPOSITORY / ".build/python/bin/python"
             return [str(python), str(BASELINE), "--port", str(self.port), "--database-url", self.database_url,
                     "--keys", str(self.keys_file)]
-        return [str(TALLY), "serve", "--host", self.host, "--port", str(self.port), "--sink", "postgres",
+        return [str(TALLY), "serve", "--host", self.host, "--port", str(self.port), "--store", "postgres",
                 "--database-url", self.database_url, "--data-dir", str(self.workdir / "data"),
                 "--keys", str(self.keys_file), *self.extra]
 

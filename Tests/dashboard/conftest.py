@@ -100,7 +100,7 @@ def migrated_database():
 @pytest.fixture(scope="session")
 def postgres_url(dataset, workdir):
     for url in migrated_database():
-        tally("ingest", str(dataset), "--sink", "postgres", "--database-url", url, "--data-dir",
+        tally("ingest", str(dataset), "--store", "postgres", "--database-url", url, "--data-dir",
               str(workdir / "pg-data"), "--quiet")
         yield url
 

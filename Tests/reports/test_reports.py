@@ -132,7 +132,7 @@ def postgres_store(admin_url: str, dataset):
     try:
         migrate = tally("migrate", "--database-url", url)
         assert migrate.returncode == 0, migrate.stderr
-        ingest(dataset, "--sink", "postgres", "--database-url", url,
+        ingest(dataset, "--store", "postgres", "--database-url", url,
                "--data-dir", str(dataset["directory"] / "postgres-dead-letters"))
         yield url
     finally:
@@ -160,7 +160,7 @@ def clickhouse_store(dataset):
     assert migrate.returncode == 0, migrate.stderr
     for index, path in enumerate(dataset["files"]):
         node = nodes[index % len(nodes)]
-        result = tally("ingest", str(path), "--report", "json", "--quiet", "--sink", "clickhouse",
+        result = tally("ingest", str(path), "--report", "json", "--quiet", "--store", "clickhouse",
                        "--clickhouse-url", node, "--data-dir", str(dataset["directory"] / "clickhouse-dead-letters"),
                        cwd=dataset["directory"])
         assert result.returncode == 0, result.stderr

@@ -1,8 +1,8 @@
 #!/usr/bin/env bash
 # ClickHouse (throwaway two-shard cluster) next to PostgreSQL (throwaway cluster) on the same events:
-#   tally ingest --sink clickhouse   vs   --sink postgres       events/s, CPU per event of tally and of the server
+#   tally ingest --store clickhouse   vs   --store postgres       events/s, CPU per event of tally and of the server
 #   tally report funnel / retention on each store             wall time (medians of 3)
-#   tally serve --sink clickhouse    vs   --sink postgres       events/s under the collector benchmark's load (wrk)
+#   tally serve --store clickhouse    vs   --store postgres       events/s under the collector benchmark's load (wrk)
 #   scripts/bench.sh --part clickhouse [EVENTS]     (default 200000; --quick: 20000)
 #   TALLY_BENCH_BIN=.build/debug/tally skips the release build (figures then say little about tally's CPU).
 set -euo pipefail
@@ -60,10 +60,10 @@ ingest() {  # STORE: wall, events/s, tally CPU µs/event, server CPU µs/event
     before=$(cpu_of $(server_pids "$store"))
     start=$(date +%s.%N)
     if [ "$store" = clickhouse ]; then
-        user_sys=$( { /usr/bin/time -f '%U %S' "$tally" ingest "$work/events.ndjson" --quiet --sink clickhouse \
+        user_sys=$( { /usr/bin/time -f '%U %S' "$tally" ingest "$work/events.ndjson" --quiet --store clickhouse \
             --clickhouse-url "$ch" --data-dir "$work/dl-ch" >/dev/null; } 2>&1 | tail -1)
     else
-        user_sys=$( { /usr/bin/time -f '%U %S' "$tally" ingest "$work/events.ndjson" --quiet --sink postgres \
+        user_sys=$( { /usr/bin/time -f '%U %S' "$tally" ingest "$work/events.ndjson" --quiet --store postgres \
             --database-url "$pg" --data-dir "$work/dl-pg" >/dev/null; } 2>&1 | tail -1)
     fi
     end=$(date +%s.%N)
@@ -125,9 +125,9 @@ if command -v wrk >/dev/null 2>&1; then
     key=$("$tally" keys add --keys "$work/keys.json" --source bench)
     for store in postgres clickhouse; do
         if [ "$store" = clickhouse ]; then
-            "$tally" serve --port 0 --keys "$work/keys.json" --sink clickhouse --clickhouse-url "$ch" 2>"$work/serve.log" &
+            "$tally" serve --port 0 --keys "$work/keys.json" --store clickhouse --clickhouse-url "$ch" 2>"$work/serve.log" &
         else
-            "$tally" serve --port 0 --keys "$work/keys.json" --sink postgres --database-url "$pg" 2>"$work/serve.log" &
+            "$tally" serve --port 0 --keys "$work/keys.json" --store postgres --database-url "$pg" 2>"$work/serve.log" &
         fi
         serve_pid=$!
         port=""
@@ -143,7 +143,7 @@ if command -v wrk >/dev/null 2>&1; then
         non2xx=$(sed 's/.*non2xx=\([0-9]*\).*/\1/' <<<"$result")
         duration=$(sed 's/.*duration_us=\([0-9]*\).*/\1/' <<<"$result")
         awk -v s="$store" -v r="$requests" -v f="$non2xx" -v us="$duration" \
-            'BEGIN { printf "  serve --sink %-10s %8.0f events/s acknowledged  (%d non-2xx)\n", s, (r - f) * 100 / (us / 1e6), f }'
+            'BEGIN { printf "  serve --store %-10s %8.0f events/s acknowledged  (%d non-2xx)\n", s, (r - f) * 100 / (us / 1e6), f }'
         kill "$serve_pid"; wait "$serve_pid" 2>/dev/null || true; serve_pid=""
     done
 else

@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # The collector benchmark (release build, its own throwaway PostgreSQL), the same events each time:
-#   (a) tally ingest --sink postgres of an NDJSON file                       → events/s
-#   (b) tally serve --sink postgres under wrk (32 connections, gzip 100-event
+#   (a) tally ingest --store postgres of an NDJSON file                       → events/s
+#   (b) tally serve --store postgres under wrk (32 connections, gzip 100-event
 #       NDJSON bodies cycled by Benchmarks/collector-load/post-bodies.lua)   → events/s acknowledged
 #       then paced at 80 % of that rate (wrk's Lua delay())                  → p50 / p99 latency
 #   (c) the FastAPI + uvicorn + psycopg baseline (Benchmarks/collector-baseline) under the same load
@@ -74,7 +74,7 @@ start_collector() {
     local log="$work/collector.log"
     : >"$log"
     case "$1" in
-        serve) "$tally" serve --port 0 --sink postgres --database-url "$url" --data-dir "$work/data" \
+        serve) "$tally" serve --port 0 --store postgres --database-url "$url" --data-dir "$work/data" \
             --keys "$work/keys.json" 2>"$log" & ;;
         baseline) "$TALLY_PYTHON" Benchmarks/collector-baseline/serve.py --port 0 --database-url "$url" \
             --keys "$work/keys.json" --workers 2 2>"$log" & ;;
@@ -186,7 +186,7 @@ for round in $(seq "$rounds"); do
 run = subprocess.run(sys.argv[1:], stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True)
 if run.returncode: sys.exit(run.stderr)
 print(resource.getrusage(resource.RUSAGE_CHILDREN).ru_maxrss)' \
-        "$tally" ingest "$work/events.ndjson" --sink postgres --database-url "$url" --quiet --data-dir "$work/ingest-data")
+        "$tally" ingest "$work/events.ndjson" --store postgres --database-url "$url" --quiet --data-dir "$work/ingest-data")
     end=$(date +%s.%N)
     [ "$(stored)" = "$events" ] || { echo "error: tally ingest stored $(stored) of $events" >&2; exit 1; }
     i=$(awk -v n="$events" -v s="$start" -v e="$end" 'BEGIN { printf "%.0f", n / (e - s) }')
@@ -241,8 +241,8 @@ stop_collector
 echo "Collectors into PostgreSQL, the same $events generated events (tally generate); gzip NDJSON bodies of"
 echo "100 events, wrk -t$threads -c$connections -d${seconds}s (Debian's wrk, Benchmarks/collector-load/post-bodies.lua);"
 echo "medians of $rounds rounds, ratios the median of the per-round ratios; events/s count 2xx answers only"
-printf '  tally ingest --sink postgres (NDJSON file)    %8.0f events/s   peak RSS %4.0f MiB\n' "$i" "$(median "${ingest_rss[@]}")"
-printf '  tally serve --sink postgres (wrk)             %8.0f events/s   peak RSS %4.0f MiB   %d failed requests\n' \
+printf '  tally ingest --store postgres (NDJSON file)    %8.0f events/s   peak RSS %4.0f MiB\n' "$i" "$(median "${ingest_rss[@]}")"
+printf '  tally serve --store postgres (wrk)             %8.0f events/s   peak RSS %4.0f MiB   %d failed requests\n' \
     "$s" "$(median "${serve_rss[@]}")" "$serve_failed"
 printf '  FastAPI + uvicorn (2 workers) + psycopg       %8.0f events/s   peak RSS %4.0f MiB   %d failed requests\n' \
     "$b" "$(median "${baseline_rss[@]}")" "$baseline_failed"

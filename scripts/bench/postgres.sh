@@ -2,7 +2,7 @@
 # PostgreSQL load benchmarks on a throwaway cluster, each next to its baseline on the same table
 # and data, in interleaved rounds (the machine is noisy, so ratios are taken within each round and
 # their median reported; TALLY_BENCH_VERBOSE=1 prints every run):
-#   tally ingest --sink postgres (NDJSON, validated, with rollups)   vs   psql \copy of the same rows as CSV
+#   tally ingest --store postgres (NDJSON, validated, with rollups)   vs   psql \copy of the same rows as CSV
 #   the same                                                          vs   Python json.loads + psycopg cursor.copy()
 #     (7 rounds, or $TALLY_BENCH_ROUNDS)
 #   the same                                                          vs   tally ingest without rollup upkeep,
@@ -41,7 +41,7 @@ median() { quantile 0.5 "$@"; }
 # quantile Q VALUES…: the value at fraction Q of the sorted values (nearest rank).
 quantile() { local q="$1"; shift; printf '%s\n' "$@" | sort -g | awk -v q="$q" '{ v[NR] = $1 } END { i = int(q * (NR - 1) + 1.5); if (i > NR) i = NR; print v[i] }'; }
 input="$work/events.ndjson"
-ingest() { "$tally" ingest "$input" --sink postgres --database-url "$url" --quiet --data-dir "$work/data" "$@"; }
+ingest() { "$tally" ingest "$input" --store postgres --database-url "$url" --quiet --data-dir "$work/data" "$@"; }
 # run_round N VARIANT…: times each variant on emptied tables, back to back, into $t (tally ingest),
 # $b (without rollup upkeep), $h (hourly counts only), $n (without the actor sets by event name),
 # $c (psql \copy) or $p (psycopg); odd rounds
@@ -102,7 +102,7 @@ if [ -n "${TALLY_BENCH_VERBOSE:-}" ]; then
 fi
 echo "NDJSON → PostgreSQL, $events events ($mb MB), same table and data; times are medians, ratios the"
 echo "median of the per-round ratios ($rounds rounds against the baselines, $pairs for rollup upkeep)"
-printf '  tally ingest --sink postgres   %6.2f s  (validated, rollups kept)\n' "$t"
+printf '  tally ingest --store postgres   %6.2f s  (validated, rollups kept)\n' "$t"
 printf '  psql \\copy of the rows as CSV  %6.2f s  → tally throughput %.2f× of \\copy  (target ≥ 0.8×)\n' "$c" "$(median "${copy_ratio[@]}")"
 printf '  Python json + psycopg copy()   %6.2f s  → tally wall time %.2f× of it  (target ≤ 0.8×)\n' "$p" "$(median "${python_ratio[@]}")"
 printf '  rollup upkeep: with %.2f s, without %.2f s → adds %.0f%% to ingest time (middle half of the rounds\n' \
@@ -121,7 +121,7 @@ psql "$url" -qc "CREATE DATABASE tally_summary" >/dev/null
 summary_url="${url%/*}/tally_summary"
 "$tally" migrate --database-url "$summary_url" >/dev/null 2>&1
 "$tally" generate --events "$summary_events" --days 60 |
-    "$tally" ingest --sink postgres --database-url "$summary_url" --quiet --data-dir "$work/summary-data" >/dev/null
+    "$tally" ingest --store postgres --database-url "$summary_url" --quiet --data-dir "$work/summary-data" >/dev/null
 # What autovacuum (off here) would have done by the time anyone reads reports.
 psql "$summary_url" -qc "VACUUM ANALYZE" >/dev/null
 fast=(); slow=(); speedup=()

@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # Report benchmarks, each next to its baseline on the same data in one run (release build, a
 # throwaway PostgreSQL cluster): 10M events of 500k actors, funnel-shaped sessions over 90 days
-# (Benchmarks/reports/generate.py), loaded with `tally ingest --sink postgres` and into a file
+# (Benchmarks/reports/generate.py), loaded with `tally ingest --store postgres` and into a file
 # store, then interleaved rounds of
 #   a 4-step ordered funnel, 7-day window, PostgreSQL   vs  array_agg + a PL/pgSQL state machine
 #                                                           (and, in the first round, chained LEFT
@@ -76,7 +76,7 @@ if [ ! -f "$loaded" ]; then
     du -m "$input" | cut -f1 >"$work/ndjson-mb"
     tally_log "loading them into PostgreSQL"
     start=$(date +%s.%N)
-    "$tally" ingest "$input" --sink postgres --database-url "$admin" --quiet --data-dir "$work/pg-data" >/dev/null
+    "$tally" ingest "$input" --store postgres --database-url "$admin" --quiet --data-dir "$work/pg-data" >/dev/null
     echo "$(date +%s.%N) - $start" | bc >"$work/pg-load-seconds"
     tally_log "loading them into a file store"
     "$tally" ingest "$input" --data-dir "$work/store" --quiet >/dev/null

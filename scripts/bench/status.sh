@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # `tally status` on PostgreSQL at 10M events (or $1), on a throwaway cluster: the events are
 # generated for the Examples plans (`tally generate`, with an invalid line every 5,000 events so
-# that there is drift to find) and loaded with `tally ingest --sink postgres` without a registry
+# that there is drift to find) and loaded with `tally ingest --store postgres` without a registry
 # (everything is stored, drifted events too). Then, three times each, medians printed:
 #   tally status, all 14 days          vs   SELECT count(*) over the same events (one bare scan)
 #   tally status --since the last day  vs   the same count over that day
@@ -29,7 +29,7 @@ url="$TALLY_TEST_DATABASE_URL"
 "$tally" migrate --database-url "$url" >/dev/null
 start=$(date +%s)
 "$tally" generate --events "$events" --bad-every 5000 \
-    | "$tally" ingest --sink postgres --database-url "$url" --data-dir "$work/data" --quiet >"$work/ingest.txt" || true
+    | "$tally" ingest --store postgres --database-url "$url" --data-dir "$work/data" --quiet >"$work/ingest.txt" || true
 echo "loaded in $(( $(date +%s) - start )) s: $(grep -E 'postgres:' "$work/ingest.txt" | tr -s ' ')"
 psql "$url" -qc "VACUUM ANALYZE" >/dev/null
 psql "$url" -XAtc "SELECT 'events: ' || (SELECT count(*) FROM tally.events) || ', partitions ' || pg_size_pretty(sum(pg_total_relation_size(inhrelid))) FROM pg_inherits WHERE inhparent = 'tally.events'::regclass"

@@ -1,9 +1,7 @@
 import ArgumentParser
 import Foundation
-import TallyClickHouse
-import TallyPostgres
+import TallyOperations
 import TallyReports
-import TallyStatus
 
 /// `tally doctor`.
 struct DoctorCommand: AsyncParsableCommand {
@@ -20,8 +18,8 @@ struct DoctorCommand: AsyncParsableCommand {
 
             A check fails only when the store cannot take or serve events as it should (no connection, \
             migrations missing or edited, roles missing, no store, a read-only directory, a full disk, a node or \
-            shard that does not answer); refused events, torn lines, low disk space and crowded parts are warnings, with counts and the newest reason. Which store: \
-            as `tally summary` chooses (--store, --data-dir, --database-url, DATABASE_URL, else ./tally-data).
+            shard that does not answer); refused events, torn lines, low disk space and crowded parts are \
+            warnings, with counts and the newest reason. Which store: as `tally summary` chooses (--store, --data-dir, --database-url, DATABASE_URL, else ./tally-data).
 
             Exit codes: 0 no check failed (warnings allowed, unless --strict); 1 a check failed (or, with \
             --strict, warned); 64 usage error; 69 the database could not be reached or refused the connection.
@@ -63,51 +61,11 @@ struct DoctorCommand: AsyncParsableCommand {
     }
 
     func run() async throws {
-        var chosen = try SummaryStore.chosen(store, dataDirectory: dataDirectory, database: database)
-        var report: DoctorReport
-        switch chosen.kind {
-        case .clickhouse:
-            let client = try clickhouse.client()
-            chosen.location = client.endpoints.map(\.description).joined(separator: ", ")
-            report = DoctorReport(store: chosen.headline, checks: await ClickHouseDoctor().checks(client))
-            if report.checks.allSatisfy({ $0.name.hasPrefix("node ") && $0.status == .failure }) {
-                // No node answered: the same code as every other command for a store that is down.
-                emit(report)
-                throw ExitCode.unavailable
-            }
-        case .file:
-            report = DoctorReport(store: chosen.headline, checks: FileStoreDoctor(directory: chosen.directory).checks())
-        case .postgres:
-            let connection: PostgresConnection
-            do {
-                connection = try await PostgresConnection.connect(chosen.conninfo)
-            } catch let error as PostgresError {
-                report = DoctorReport(store: chosen.headline)
-                report.checks.append(
-                    DoctorCheck(
-                        "connect",
-                        .failure,
-                        error.message,
-                        advice:
-                            "check --database-url / DATABASE_URL / PG* variables, the server, pg_hba.conf and sslmode"
-                    )
-                )
-                emit(report)
-                // The same code as every other command for a database that is down or refuses us.
-                throw error.isConnectionProblem ? ExitCode.unavailable : ExitCode.ioError
-            }
-            do {
-                chosen.location = try await SummaryStore.describe(connection)
-                let migrator = migrations.map(Migrator.init(directory:)) ?? .standard
-                let checks = try await PostgresDoctor(migrator: migrator).checks(connection)
-                report = DoctorReport(store: chosen.headline, checks: checks)
-                await connection.close()
-            } catch let error as PostgresError {
-                await connection.close()
-                throw CommandFailure(database: error, doing: "cannot check the database")
-            }
-        }
+        let chosen = try SummaryStore.chosen(store, dataDirectory: dataDirectory, database: database)
+        let (report, exit) = try await DoctorRun.check(chosen, migrations: migrations, clickhouse: clickhouse.nodes)
         emit(report)
+        // The same code as every other command for a database that is down or refuses us.
+        if let exit { throw ExitCode(exit) }
         if report.status == .failure || (strict && report.status == .warning) { throw ExitCode.findings }
     }
 

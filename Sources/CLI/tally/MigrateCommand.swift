@@ -1,5 +1,5 @@
 import ArgumentParser
-import TallyPostgres
+import TallyOperations
 
 /// `tally migrate`.
 struct MigrateCommand: AsyncParsableCommand {
@@ -37,22 +37,10 @@ struct MigrateCommand: AsyncParsableCommand {
     var migrations: String?
 
     func run() async throws {
-        if clickhouse { return try await clickhouseNodes.migrate() }
-        do {
-            let connection = try await PostgresConnection.connect(database.conninfo)
-            let outcome = try await (migrations.map(Migrator.init(directory:)) ?? .standard).migrate(connection)
-            await connection.close()
-            if outcome.applied.isEmpty {
-                Terminal.print("up to date: \(outcome.alreadyApplied.count) migration(s) already applied")
-            } else {
-                Terminal.print(
-                    "applied \(outcome.applied.joined(separator: ", ")); \(outcome.alreadyApplied.count) already applied"
-                )
-            }
-        } catch let error as PostgresError where error.code == .migration {
-            throw CommandFailure(.dataError, error.message)
-        } catch let error as PostgresError {
-            throw CommandFailure(database: error, doing: "cannot migrate")
+        if clickhouse {
+            for line in try await clickhouseNodes.nodes.migrate() { Terminal.print(line) }
+            return
         }
+        Terminal.print(try await PostgresMigration.run(conninfo: database.conninfo, directory: migrations))
     }
 }

@@ -1,6 +1,7 @@
 import ArgumentParser
 import NIOCore
 import NIOPosix
+import TallyOperations
 import TallyPostgres
 
 #if canImport(Glibc)
@@ -55,11 +56,11 @@ struct TallyCommand: AsyncParsableCommand {
             }
         } catch let failure as CommandFailure {
             Terminal.error(failure.message)
-            exit(withError: failure.exitCode)
+            exit(withError: ExitCode(failure.exitCode))
         } catch let error as PostgresError {
             let failure = CommandFailure(database: error, doing: "database error")
             Terminal.error(failure.message)
-            exit(withError: failure.exitCode)
+            exit(withError: ExitCode(failure.exitCode))
         } catch {
             exit(withError: error)
         }

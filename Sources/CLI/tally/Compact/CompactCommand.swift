@@ -1,7 +1,7 @@
 import ArgumentParser
 import Foundation
-import TallyCore
 import TallyFileStore
+import TallyOperations
 
 /// `tally compact`.
 struct CompactCommand: ParsableCommand {
@@ -70,25 +70,12 @@ struct CompactCommand: ParsableCommand {
 
     func run() throws {
         let directory = store.path
-        guard FileManager.default.fileExists(atPath: directory) else {
-            throw CommandFailure(.noInput, "no file store at \(directory) (pass --data-dir, or set TALLY_DATA_DIR)")
-        }
         let options = FileStoreCompactor.Options(
             retainSeconds: try retain.map { try RetentionDuration.seconds($0, option: "--retain") },
             retainFailedSeconds: try retainFailed.map { try RetentionDuration.seconds($0, option: "--retain-failed") },
             dryRun: dryRun
         )
-        let result: CompactionReport
-        do {
-            result = try FileStoreCompactor(directory: directory).run(options) {
-                Terminal.error("waiting: another tally compact or tally replay is working on \(directory)")
-            }
-        } catch let error as IOError {
-            throw CommandFailure(
-                FileErrorText.writeFailureCode(error),
-                "cannot compact \(directory): \(error) (files not yet replaced are as they were)"
-            )
-        }
+        let result = try Compaction.run(directory: directory, options: options)
         let text =
             report == .json
             ? CompactReportRenderer.json(result, directory: directory)

@@ -5,10 +5,8 @@ import NIOCore
 import ServiceLifecycle
 import TallyCore
 import TallyDashboard
-import TallyPostgres
+import TallyOperations
 import TallyReports
-import TallySchema
-import TallyServer
 
 #if canImport(Glibc)
     import Glibc
@@ -91,7 +89,7 @@ struct DashboardCommand: AsyncParsableCommand {
             return handler
         }
         let logger = Logger(label: "tally.dashboard")
-        let readers = try readerKeys()
+        let readers = try DashboardSetup.readerKeys(keys)
         if readers.isEmpty, !Self.isLoopback(host) {
             throw CommandFailure(
                 .usage,
@@ -101,28 +99,7 @@ struct DashboardCommand: AsyncParsableCommand {
         }
         try ListenAddressCheck.check(host: host, port: port)
         var chosen = try SummaryStore.chosen(store, dataDirectory: dataDirectory, database: database)
-        let location: DashboardStore.Location
-        switch chosen.kind {
-        case .clickhouse:
-            throw CommandFailure(.usage, "tally dashboard reads the file store or PostgreSQL, not ClickHouse")
-        case .file:
-            guard FileManager.default.fileExists(atPath: chosen.directory) else {
-                throw CommandFailure(
-                    .noInput,
-                    "no file store at \(chosen.directory) (run `tally ingest` first, or pass --data-dir)"
-                )
-            }
-            location = .file(directory: chosen.directory)
-        case .postgres:
-            do {
-                let connection = try await PostgresConnection.connect(database.conninfo)
-                chosen.location = try await SummaryStore.describe(connection)
-                await connection.close()
-            } catch let error as PostgresError {
-                throw CommandFailure(database: error, doing: "cannot read the database")
-            }
-            location = .postgres(conninfo: database.conninfo)
-        }
+        let location = try await DashboardSetup.location(&chosen)
         let plans = try registry.map { try RegistryOption.load(directory: $0) }
         var reportsDirectory = reports
         if reportsDirectory == nil, RegistryOption.isDirectory("reports") { reportsDirectory = "reports" }
@@ -160,30 +137,6 @@ struct DashboardCommand: AsyncParsableCommand {
             throw CommandFailure(.usage, ListenAddressCheck.message(host: host, port: port, errno: error.errnoCode))
         } catch let error as SocketAddressError {
             throw ListenAddressCheck.hostFailure(host, error)
-        }
-    }
-
-    private func readerKeys() throws -> ReaderKeys {
-        guard let keys else { return ReaderKeys(hashes: []) }
-        guard FileManager.default.fileExists(atPath: keys) else {
-            throw CommandFailure(
-                .noInput,
-                "the keys file \(keys) does not exist (`tally keys add --keys \(keys) --reader` makes it)"
-            )
-        }
-        do {
-            let readers = ReaderKeys(try WriteKeysFile.load(keys))
-            if readers.isEmpty {
-                throw CommandFailure(
-                    .dataError,
-                    "the keys file \(keys) has no reader keys: `tally keys add --keys \(keys) --source NAME --reader` makes one"
-                )
-            }
-            return readers
-        } catch let failure as CommandFailure {
-            throw failure
-        } catch {
-            throw CommandFailure(.dataError, "cannot read the keys file \(keys): \(FileErrorText.describe(error))")
         }
     }
 }

@@ -1,6 +1,6 @@
 import ArgumentParser
 import TallyCore
-import TallyIngest
+import TallyOperations
 
 /// `tally generate`: synthetic NDJSON for the Examples plans.
 struct GenerateCommand: ParsableCommand {

@@ -1,21 +1,12 @@
 public import ArgumentParser
 import Foundation
 import Logging
-import ServiceLifecycle
-import TallyCore
-import TallyFileStore
 import TallyFormats
-import TallyIngest
-import TallyPipeline
-import TallyPostgres
+import TallyOperations
 import TallySchema
 
 /// `tally ingest [FILE ...]`.
 struct IngestCommand: AsyncParsableCommand {
-    enum Sink: String, ExpressibleByArgument, CaseIterable {
-        case file, stdout, postgres, clickhouse
-    }
-
     enum ReportFormat: String, ExpressibleByArgument, CaseIterable {
         case text, json
     }
@@ -30,7 +21,7 @@ struct IngestCommand: AsyncParsableCommand {
             screen, identify, group, alias; a {"batch": [...]} wrapper) or PostHog events (capture payloads or \
             batch-export rows): --format auto decides per line. identify, group and alias calls are stored as \
             identity records, apart from events. Each event is validated (structure, names, sizes and timestamps; the tracking plans too with --registry) \
-            and goes to the sinks with backpressure. Rejected lines go to a rejects file (NDJSON with source, line, \
+            and goes to the stores with backpressure. Rejected lines go to a rejects file (NDJSON with source, line, \
             reason, message and the raw line): once the tracking plan is fixed, tally replay stores them and keeps \
             only what still fails; or fix the lines and ingest them again.
 
@@ -57,8 +48,8 @@ struct IngestCommand: AsyncParsableCommand {
               tally ingest export-*.ndjson --max-rejects 0 --report json
               tally ingest segment-export.ndjson --format segment --feature shop
               tally ingest posthog-events.jsonl --format posthog
-              tally ingest events.ndjson --sink stdout --sink file
-              tally ingest events.ndjson --sink postgres --database-url postgresql://tally_writer@db/analytics
+              tally ingest events.ndjson --store stdout --store file
+              tally ingest events.ndjson --store postgres --database-url postgresql://tally_writer@db/analytics
             """
     )
 
@@ -70,9 +61,12 @@ struct IngestCommand: AsyncParsableCommand {
         help:
             "Where events go: file (the store under --data-dir), postgres (--database-url), clickhouse (--clickhouse-url) or stdout; repeatable."
     )
-    var sink: [Sink] = []
+    var store: [EventStores.Kind] = []
 
-    @OptionGroup var store: DataDirectoryOption
+    @Option(name: .long, help: ArgumentHelp("The former name of --store.", visibility: .hidden))
+    var sink: [EventStores.Kind] = []
+
+    @OptionGroup var dataDirectory: DataDirectoryOption
 
     @OptionGroup var registry: RegistryOption
 
@@ -183,129 +177,47 @@ struct IngestCommand: AsyncParsableCommand {
             handler.logLevel = .warning
             return handler
         }
-        let logger = Logger(label: "tally.ingest")
-        let sinks = self.sink.isEmpty ? [Sink.file] : Array(Set(self.sink)).sorted { $0.rawValue < $1.rawValue }
-        var eventSinks: [any EventSink] = []
-        var postgresSink: PostgresSink?
-        for sink in sinks {
-            switch sink {
-            case .file: eventSinks.append(FileSink(directory: store.path, logger: logger))
-            case .stdout: eventSinks.append(StdoutSink(format: .ndjson))
-            case .postgres:
-                let sink = PostgresSink(
-                    conninfo: database.conninfo,
-                    maintainRollups: !noRollups,
-                    maintainUserSets: !noUserSets,
-                    maintainNameSets: !noNameSets,
-                    logger: logger
-                )
-                postgresSink = sink
-                eventSinks.append(sink)
-            case .clickhouse:
-                eventSinks.append(try clickhouse.sink(logger: logger))
-            }
-        }
-        if sinks.contains(.clickhouse) { try await clickhouse.checkReadyForEvents() }
-        if sinks.contains(.postgres) { try await database.checkReadyForEvents() }
         let plans =
             registry.registry != nil
                 || ProcessInfo.processInfo.environment["TALLY_REGISTRY"].map { !$0.isEmpty } == true
             ? try registry.load() : nil
-        let rejectsPath = rejects ?? "\(store.path)/rejects/ingest-\(Self.fileTimestamp()).ndjson"
-        // Dead letters always go to the data directory, rejects next to their file: both must be
-        // writable before anything is read, or events would only be found unstorable at the end.
-        for (directory, option) in [
-            (store.path, "--data-dir"), ((rejectsPath as NSString).deletingLastPathComponent, "--rejects"),
-        ] where !directory.isEmpty {
-            do {
-                try Directory.checkWritable(directory)
-            } catch {
-                throw CommandFailure(.cannotCreate, "cannot write to \(directory) (\(error)); choose another \(option)")
-            }
-        }
-        let pipeline = EventPipeline(
-            sinks: eventSinks,
-            deadLetters: FileRejectSink(directory: store.path),
-            // Bounded memory whatever the input: ~30k events in flight at most (queue, batcher, sink queues).
-            // 5,000-event batches: PostgreSQL's per-statement and rollup costs shrink with batch size
-            // (2,000: rollups +30%, 5,000: +20% on the benchmark).
-            configuration: PipelineConfiguration(
-                maxBatchSize: 5_000,
-                queueCapacity: 10_000,
-                overflowPolicy: .block,
-                sinkQueueDepth: 2,
-                // Long enough to ride out a database restart (about 25 s of retries) before giving up.
-                retry: RetryPolicy(maxAttempts: 10, initialBackoff: .milliseconds(200), maxBackoff: .seconds(5))
+        var ingest = IngestRun(
+            stores: EventStores(
+                dataDirectory: dataDirectory.path,
+                conninfo: database.conninfo,
+                clickhouse: clickhouse.nodes,
+                logger: Logger(label: "tally.ingest")
             ),
-            logger: logger
+            kinds: store + sink,
+            sources: files,
+            validator: EventValidator(registry: plans, limits: ValidationLimits(maxEventBytes: maxEventBytes)),
+            maxLineLength: maxLineBytes,
+            maxRejects: maxRejects,
+            rejectsPath: rejects,
+            format: format,
+            defaultFeature: feature
         )
+        ingest.maintainRollups = !noRollups
+        ingest.maintainUserSets = !noUserSets
+        ingest.maintainNameSets = !noNameSets
         let display = !quiet && Terminal.stderrIsTerminal ? ProgressDisplay() : nil
-        let job = IngestJob(
-            options: IngestJob.Options(
-                validator: EventValidator(registry: plans, limits: ValidationLimits(maxEventBytes: maxEventBytes)),
-                maxLineLength: maxLineBytes,
-                maxRejects: maxRejects,
-                rejectsPath: rejectsPath,
-                format: format,
-                defaultFeature: feature
-            ),
-            pipeline: pipeline,
-            progress: display.map { display in { display.update($0) } }
-        )
-        let service = IngestService(job: job, sources: files.isEmpty ? ["-"] : files, pipeline: pipeline)
-        var groupConfiguration = ServiceGroupConfiguration(
-            services: [
-                .init(service: pipeline),
-                .init(service: service, successTerminationBehavior: .gracefullyShutdownGroup),
-            ],
-            gracefulShutdownSignals: [.sigterm, .sigint],
-            logger: logger
-        )
-        // Enough to deliver what is queued and ride out a short outage; past it, writes in progress
-        // are cancelled and the rest is dead-lettered, within the service unit's TimeoutStopSec=60.
-        groupConfiguration.maximumGracefulShutdownDuration = .seconds(30)
-        try await ServiceGroup(configuration: groupConfiguration).run()
+        let outcome = try await ingest.run(progress: display.map { display in { display.update($0) } })
         display?.finish()
-        var result: IngestReport
-        switch service.outcome {
-        case .success(let report)?: result = report
-        case .failure(let error)?: throw CommandFailure(.ioError, "\(error)")
-        case nil: throw CommandFailure(.temporaryFailure, "interrupted before reading started")
-        }
-        let statistics = pipeline.statistics
-        result.stored = statistics.delivered
-        result.notStored = statistics.deadLettered + statistics.lost
-        if let postgresSink {
-            result.database = IngestReport.DatabaseOutcome(
-                inserted: await postgresSink.inserted,
-                identitiesInserted: await postgresSink.identitiesInserted,
-                duplicates: await postgresSink.duplicates,
-                failed: await postgresSink.failed
-            )
-        }
+        let kinds = ingest.chosenKinds
         let text =
             report == .json
-            ? IngestReportRenderer.json(result) : IngestReportRenderer.text(result, sinks: sinks.map(\.rawValue))
+            ? IngestReportRenderer.json(outcome.report)
+            : IngestReportRenderer.text(outcome.report, sinks: kinds.map(\.rawValue))
         // With events on stdout, the report goes to stderr.
-        if sinks.contains(.stdout) {
+        if kinds.contains(.stdout) {
             FileHandle.standardError.write(Data(text.utf8))
         } else {
             FileHandle.standardOutput.write(Data(text.utf8))
         }
-        for warning in result.warnings { Terminal.error("warning: " + warning) }
-        try IngestOutcome(
-            report: result,
-            statistics: statistics,
-            dataDirectory: store.path,
-            maxRejects: maxRejects
-        ).check()
-    }
-
-    static func fileTimestamp() -> String {
-        let text = Timestamp.now().rfc3339
-        return String(text.prefix(19)).replacingOccurrences(of: ":", with: "").replacingOccurrences(of: "-", with: "")
-            + "Z"
+        for warning in outcome.report.warnings { Terminal.error("warning: " + warning) }
+        try outcome.check()
     }
 }
 
 extension SourceFormat: ExpressibleByArgument {}
+extension EventStores.Kind: ExpressibleByArgument {}

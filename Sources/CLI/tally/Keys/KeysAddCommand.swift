@@ -1,5 +1,6 @@
 import ArgumentParser
 import Foundation
+import TallyOperations
 import TallySchema
 import TallyServer
 
@@ -69,7 +70,7 @@ struct KeysAddCommand: ParsableCommand {
         Terminal.print(key)
         Terminal.error(
             "added the \(reader ? "reader" : "write") key \(entry.id) for \(source); "
-                + (reader ? KeysFileOption.dashboardHint : KeysFileOption.reloadHint)
+                + (reader ? KeysFileAccess.dashboardHint : KeysFileAccess.reloadHint)
         )
     }
 }

@@ -1,4 +1,5 @@
 import ArgumentParser
+import TallyOperations
 import TallyServer
 
 /// `tally keys list`.

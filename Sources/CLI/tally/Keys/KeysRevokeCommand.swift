@@ -1,4 +1,5 @@
 import ArgumentParser
+import TallyOperations
 import TallyServer
 
 /// `tally keys revoke`.
@@ -40,7 +41,7 @@ struct KeysRevokeCommand: ParsableCommand {
             return
         }
         try file.write(keys)
-        Terminal.error("revoked the key \(before.id) (\(before.source)); \(KeysFileOption.reloadHint)")
+        Terminal.error("revoked the key \(before.id) (\(before.source)); \(KeysFileAccess.reloadHint)")
         if !keys.keys.contains(where: \.isAccepted) {
             Terminal.error(
                 "warning: no key in \(file.keys) is accepted any more: tally serve will refuse every request"

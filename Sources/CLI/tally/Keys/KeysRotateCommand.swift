@@ -1,4 +1,5 @@
 import ArgumentParser
+import TallyOperations
 import TallyServer
 
 /// `tally keys rotate`.
@@ -46,7 +47,7 @@ struct KeysRotateCommand: ParsableCommand {
         }
         Terminal.error(
             "rotated the key \(old.id) (\(old.source)) to \(rotated.entry.id): both are accepted until "
-                + "`tally keys revoke --keys \(file.keys) \(old.id)`; \(KeysFileOption.reloadHint)"
+                + "`tally keys revoke --keys \(file.keys) \(old.id)`; \(KeysFileAccess.reloadHint)"
         )
     }
 }

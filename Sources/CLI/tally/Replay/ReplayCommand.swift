@@ -1,18 +1,21 @@
 import ArgumentParser
 import Foundation
 import Logging
-import TallyCore
-import TallyFileStore
 import TallyFormats
-import TallyIngest
-import TallyPipeline
-import TallyPostgres
+import TallyOperations
 import TallySchema
 
 /// `tally replay [FILE ...]` and `tally replay --failed-events`.
 struct ReplayCommand: AsyncParsableCommand {
-    enum Sink: String, ExpressibleByArgument, CaseIterable {
+    enum Store: String, ExpressibleByArgument, CaseIterable {
         case file, postgres
+
+        var kind: EventStores.Kind {
+            switch self {
+            case .file: .file
+            case .postgres: .postgres
+            }
+        }
     }
 
     enum ReportFormat: String, ExpressibleByArgument, CaseIterable {
@@ -25,7 +28,7 @@ struct ReplayCommand: AsyncParsableCommand {
         discussion: """
             After a tracking plan or a database is fixed: reads dead-letter files (events a sink gave up on), \
             the collector's rejects and the rejects files of tally ingest, checks each kept event against the \
-            tracking plans as they are now (--registry), stores the valid ones (--sink, as tally ingest), then \
+            tracking plans as they are now (--registry), stores the valid ones (--store, as tally ingest), then \
             rewrites each file with only the lines that still fail, each with its new reason (a file left empty \
             is removed). Without FILE: every dead-letter and rejects file of the data directory \
             (DATA_DIR/dead-letter/*.ndjson, DATA_DIR/rejects/*.ndjson).
@@ -49,7 +52,7 @@ struct ReplayCommand: AsyncParsableCommand {
               tally replay --registry plans
               tally replay --registry plans --dry-run
               tally replay export-rejects.ndjson --registry plans
-              tally replay --sink postgres --registry plans        # DATABASE_URL: the ingest login
+              tally replay --store postgres --registry plans       # DATABASE_URL: the ingest login
               tally replay --failed-events --database-url "$OWNER_URL" --registry plans
             """
     )
@@ -61,9 +64,12 @@ struct ReplayCommand: AsyncParsableCommand {
     var failedEvents = false
 
     @Option(name: .long, help: "Where replayed events go: file (the store under --data-dir) or postgres.")
-    var sink: Sink?
+    var store: Store?
 
-    @OptionGroup var store: DataDirectoryOption
+    @Option(name: .long, help: ArgumentHelp("The former name of --store.", visibility: .hidden))
+    var sink: Store?
+
+    @OptionGroup var dataDirectory: DataDirectoryOption
 
     @OptionGroup var registry: RegistryOption
 
@@ -91,7 +97,12 @@ struct ReplayCommand: AsyncParsableCommand {
     func validate() throws {
         if failedEvents {
             if !files.isEmpty { throw ValidationError("--failed-events replays the database's table: give no FILE.") }
-            if sink == .file { throw ValidationError("--failed-events stores into PostgreSQL: drop --sink file.") }
+            if chosenStore == .file {
+                throw ValidationError("--failed-events stores into PostgreSQL: drop --store file.")
+            }
+        }
+        if let store, let sink, store != sink {
+            throw ValidationError("--store \(store.rawValue) and --sink \(sink.rawValue): give one --store.")
         }
         guard maxEventBytes >= 64 else { throw ValidationError("--max-event-bytes must be at least 64.") }
         if let feature, let problem = NamingRules.problemWithSentName(feature) {
@@ -105,6 +116,9 @@ struct ReplayCommand: AsyncParsableCommand {
             if isDirectory.boolValue { throw ValidationError("\(file) is a directory: give the files in it.") }
         }
     }
+
+    /// `--store`, else its former name `--sink`; nil for the default (the file store).
+    private var chosenStore: Store? { store ?? sink }
 
     func run() async throws {
         LoggingSystem.bootstrap { label in
@@ -140,17 +154,19 @@ struct ReplayCommand: AsyncParsableCommand {
             }
             return
         }
-        let result = try await ReplayFiles(
-            files: files,
-            sink: sink ?? .file,
-            dataDirectory: store.path,
-            decoder: decoder,
-            dryRun: dryRun
-        ).run(database: database, shouldStop: stop.isRequested)
+        let target = chosenStore ?? .file
+        let stores = EventStores(
+            dataDirectory: dataDirectory.path,
+            conninfo: database.conninfo,
+            clickhouse: ClickHouseNodes(urls: nil),
+            logger: Logger(label: "tally.replay")
+        )
+        let result = try await ReplayFiles(files: files, store: target.kind, decoder: decoder, dryRun: dryRun)
+            .run(stores: stores, shouldStop: stop.isRequested)
         output =
             report == .json
-            ? ReplayReportRenderer.json(result, sink: (sink ?? .file).rawValue, plans: plans != nil)
-            : ReplayReportRenderer.text(result, sink: (sink ?? .file).rawValue, plans: plans != nil)
+            ? ReplayReportRenderer.json(result, sink: target.rawValue, plans: plans != nil)
+            : ReplayReportRenderer.text(result, sink: target.rawValue, plans: plans != nil)
         FileHandle.standardOutput.write(Data(output.utf8))
         if result.interrupted { throw Self.interrupted }
         if result.replayed == 0, result.stillFailing > 0 {

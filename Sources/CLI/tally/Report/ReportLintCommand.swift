@@ -1,5 +1,6 @@
 import ArgumentParser
 import Foundation
+import TallyOperations
 import TallyReports
 
 /// `tally report lint`.

@@ -1,7 +1,7 @@
 import ArgumentParser
 import Foundation
 import TallyCore
-import TallyPostgres
+import TallyOperations
 import TallyReports
 import TallySchema
 
@@ -50,9 +50,7 @@ struct ReportOptions: ParsableArguments {
     }
 
     static func message(_ error: ReportError) -> String {
-        let option = ["time_zone": "--tz", "range": "--since/--until", "window": "--window", "steps": "--step"]
-        let path = option[error.path] ?? error.path
-        return path.isEmpty ? error.message : "\(path): \(error.message)"
+        ReportReading.message(error)
     }
 
     private func range() throws(ReportError) -> ReportRange {

@@ -1,6 +1,7 @@
 import ArgumentParser
 import Foundation
 import TallyCore
+import TallyOperations
 import TallyReports
 
 /// `tally report run`: saved reports.

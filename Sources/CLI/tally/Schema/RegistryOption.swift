@@ -1,5 +1,6 @@
 import ArgumentParser
 import Foundation
+import TallyOperations
 import TallySchema
 
 /// `--registry DIR`, defaulting to `$TALLY_REGISTRY`.

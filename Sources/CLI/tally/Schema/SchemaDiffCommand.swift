@@ -1,4 +1,5 @@
 import ArgumentParser
+import TallyOperations
 import TallySchema
 
 /// `tally schema diff OLD NEW`.

@@ -1,5 +1,6 @@
 import ArgumentParser
 import TallyCodegen
+import TallyOperations
 import TallySchema
 
 /// `tally schema generate --swift --registry DIR --output DIR`.

@@ -1,6 +1,7 @@
 import ArgumentParser
 import Foundation
 import TallyCore
+import TallyOperations
 import TallySchema
 
 /// `tally schema import --from iglu|segment SOURCE`.
@@ -83,7 +84,7 @@ struct SchemaImportCommand: ParsableCommand {
                 }
             } catch {
                 Terminal.error("cannot write to \(output): \(FileErrorText.describe(error))")
-                throw FileErrorText.writeFailureCode(error)
+                throw ExitCode(FileErrorText.writeFailureCode(error))
             }
         }
         Terminal.print(

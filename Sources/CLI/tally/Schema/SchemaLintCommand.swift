@@ -1,4 +1,5 @@
 import ArgumentParser
+import TallyOperations
 import TallyReports
 import TallySchema
 

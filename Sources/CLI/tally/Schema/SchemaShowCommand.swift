@@ -1,5 +1,6 @@
 import ArgumentParser
 import TallyCore
+import TallyOperations
 import TallySchema
 
 /// `tally schema show EVENT`.

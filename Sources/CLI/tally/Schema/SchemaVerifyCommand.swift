@@ -1,7 +1,7 @@
 import ArgumentParser
 import TallyCore
+import TallyOperations
 import TallySchema
-import TallyVerify
 
 /// `tally schema verify --sources DIR... --registry DIR`.
 struct SchemaVerifyCommand: ParsableCommand {

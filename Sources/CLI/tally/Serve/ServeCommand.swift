@@ -4,8 +4,7 @@ import Logging
 import NIOCore
 import ServiceLifecycle
 import TallyCore
-import TallyFileStore
-import TallyPipeline
+import TallyOperations
 import TallyPostgres
 import TallySchema
 import TallyServer
@@ -13,8 +12,16 @@ import UnixSignals
 
 /// `tally serve`: the HTTP collector.
 struct ServeCommand: AsyncParsableCommand {
-    enum Sink: String, ExpressibleByArgument, CaseIterable {
+    enum Store: String, ExpressibleByArgument, CaseIterable {
         case file, postgres, clickhouse
+
+        var kind: EventStores.Kind {
+            switch self {
+            case .file: .file
+            case .postgres: .postgres
+            case .clickhouse: .clickhouse
+            }
+        }
     }
 
     static let configuration = CommandConfiguration(
@@ -52,11 +59,15 @@ struct ServeCommand: AsyncParsableCommand {
 
     @Option(
         name: .long,
-        help: "Where events go: file (under --data-dir), postgres (--database-url) or clickhouse (--clickhouse-url)."
+        help:
+            "Where events go: file (under --data-dir), postgres (--database-url) or clickhouse (--clickhouse-url); default file."
     )
-    var sink: Sink = .file
+    var store: Store?
 
-    @OptionGroup var store: DataDirectoryOption
+    @Option(name: .long, help: ArgumentHelp("The former name of --store.", visibility: .hidden))
+    var sink: Store?
+
+    @OptionGroup var dataDirectory: DataDirectoryOption
 
     @OptionGroup var registry: RegistryOption
 
@@ -133,7 +144,7 @@ struct ServeCommand: AsyncParsableCommand {
     @Option(
         name: .long,
         parsing: .unconditional,
-        help: "With --sink postgres: commit rounds written at once, each on its own connection."
+        help: "With --store postgres or clickhouse: commit rounds written at once, each on its own connection."
     )
     var databaseConnections = 4
 
@@ -187,6 +198,9 @@ struct ServeCommand: AsyncParsableCommand {
             throw ValidationError("give --keys FILE (tally keys add makes one), or --allow-anonymous for development.")
         }
         guard Logger.Level(rawValue: logLevel) != nil else { throw ValidationError("unknown --log-level \(logLevel).") }
+        if let store, let sink, store != sink {
+            throw ValidationError("--store \(store.rawValue) and --sink \(sink.rawValue): give one --store.")
+        }
     }
 
     func run() async throws {
@@ -201,38 +215,14 @@ struct ServeCommand: AsyncParsableCommand {
         // rather than ending the process, SIGHUP's default.
         let hangups = await UnixSignalsSequence(trapping: .sighup)
         try ListenAddressCheck.check(host: host, port: port)
-        let loadKeys = try keysLoader()
-        let table = try loadKeys()
-        let eventSink: any EventSink
-        let rejectSink: any RejectSink
-        switch sink {
-        case .file:
-            do {
-                try Directory.create(store.path)
-                try Directory.checkWritable(store.path)
-            } catch {
-                throw CommandFailure(
-                    .cannotCreate,
-                    "cannot write to \(store.path) (\(error)); choose another --data-dir"
-                )
-            }
-            eventSink = FileSink(directory: store.path, logger: logger)
-            rejectSink = FileRejectSink(directory: store.path)
-        case .postgres:
-            try await database.checkReadyForEvents()
-            // Four rounds at once: a round waits mostly on the server, and with two the collector
-            // left a third of the machine idle (scripts/bench.sh --part collector: 2 → 4 gave +6 to 13 %).
-            eventSink = PostgresSink(
-                conninfo: database.conninfo,
-                maxConcurrentWrites: databaseConnections,
-                logger: logger
-            )
-            rejectSink = PostgresRejectSink(conninfo: database.conninfo)
-        case .clickhouse:
-            try await clickhouse.checkReadyForEvents()
-            eventSink = try clickhouse.sink(maxConcurrentWrites: databaseConnections, logger: logger)
-            rejectSink = try clickhouse.rejectSink()
-        }
+        let writeKeys = try collectorKeys()
+        let table = try writeKeys.load()
+        let (eventSink, rejectSink) = try await EventStores(
+            dataDirectory: dataDirectory.path,
+            conninfo: database.conninfo,
+            clickhouse: clickhouse.nodes,
+            logger: logger
+        ).collectorSinks((store ?? sink ?? .file).kind, connections: databaseConnections)
         // Warned once the store is ready: a command that fails at start warns nothing.
         if allowAnonymous {
             let accepted = table.count == 0 ? "requests WITH ANY KEY OR NONE" : "requests WITHOUT A WRITE KEY"
@@ -278,7 +268,7 @@ struct ServeCommand: AsyncParsableCommand {
             path: keys,
             signals: hangups,
             logger: logger,
-            load: loadKeys
+            load: { try writeKeys.load() }
         )
         var group = ServiceGroupConfiguration(
             // The application runs the committer in its own group, stopped after the server. The
@@ -304,59 +294,16 @@ struct ServeCommand: AsyncParsableCommand {
     /// What reads the keys file into the keys the collector checks, each with its registry's
     /// validator: at start, and again on each SIGHUP. The server's own `--registry` is loaded once,
     /// here; the keys' registries each time, since the file may name new ones.
-    /// - Throws: ``CommandFailure`` (the registry of `--registry`).
-    private func keysLoader() throws -> @Sendable () throws -> WriteKeyTable {
+    private func collectorKeys() throws -> CollectorKeys {
         let limits = ValidationLimits(maxEventBytes: maxEventBytes)
         let plans =
             registry.registry != nil
                 || ProcessInfo.processInfo.environment["TALLY_REGISTRY"].map { !$0.isEmpty } == true
             ? try registry.load() : nil
-        let fallback = EventValidator(registry: plans, limits: limits)
-        let allowAnonymous = self.allowAnonymous
-        guard let keys else {
-            return { WriteKeyTable(entries: [], validators: [:], fallback: fallback, allowAnonymous: allowAnonymous) }
-        }
-        return { try Self.loadKeys(keys, fallback: fallback, limits: limits, allowAnonymous: allowAnonymous) }
-    }
-
-    /// The keys of the file `keys`.
-    /// - Throws: ``CommandFailure``: 66 no such file, 65 a file that is not a keys file or names a
-    ///   registry that is missing or has problems.
-    private static func loadKeys(
-        _ keys: String,
-        fallback: EventValidator,
-        limits: ValidationLimits,
-        allowAnonymous: Bool
-    ) throws -> WriteKeyTable {
-        let file = try KeysFileOption.read(keys)
-        var validators: [String: EventValidator] = [:]
-        let base = (keys as NSString).deletingLastPathComponent
-        for directory in Set(file.keys.filter(\.isAccepted).compactMap(\.registry)) {
-            let path = directory.hasPrefix("/") || base.isEmpty ? directory : base + "/" + directory
-            guard RegistryOption.isDirectory(path) else {
-                // The keys file's data is wrong (65), not the command line.
-                throw CommandFailure(
-                    .dataError,
-                    "the keys file \(keys) names the registry \(path), which is not a directory"
-                )
-            }
-            do {
-                validators[directory] = EventValidator(
-                    registry: try SchemaRegistry.load(directory: path),
-                    limits: limits
-                )
-            } catch {
-                throw CommandFailure(
-                    .dataError,
-                    "the registry \(path) of a key has problems:\n"
-                        + error.problems.map { "  \($0)" }.joined(separator: "\n")
-                )
-            }
-        }
-        return WriteKeyTable(
-            entries: file.keys,
-            validators: validators,
-            fallback: fallback,
+        return CollectorKeys(
+            path: keys,
+            fallback: EventValidator(registry: plans, limits: limits),
+            limits: limits,
             allowAnonymous: allowAnonymous
         )
     }

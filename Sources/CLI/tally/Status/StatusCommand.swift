@@ -1,10 +1,8 @@
 import ArgumentParser
 import Foundation
 import TallyCore
-import TallyPostgres
+import TallyOperations
 import TallyReports
-import TallySchema
-import TallyStatus
 
 /// `tally status`.
 struct StatusCommand: AsyncParsableCommand {
@@ -72,31 +70,7 @@ struct StatusCommand: AsyncParsableCommand {
         let bounds = try window.bounds(now: .now())
         let window = StatusWindow(since: bounds.since, until: bounds.until)
         let store = try chosenStore()
-        let observations: StatusObservations
-        switch store.kind {
-        case .clickhouse:
-            throw CommandFailure(.usage, "tally status reads the file store or PostgreSQL, not ClickHouse")
-        case .postgres:
-            do {
-                let connection = try await PostgresConnection.connect(store.conninfo)
-                observations = try await PostgresStatusReader(connection: connection).observe(window, registry: loaded)
-                await connection.close()
-            } catch let error as PostgresError {
-                throw CommandFailure(database: error, doing: "cannot read the database")
-            }
-        case .file:
-            guard FileManager.default.fileExists(atPath: store.directory) else {
-                throw CommandFailure(
-                    .noInput,
-                    "no file store at \(store.directory) (run `tally ingest` first, or pass --data-dir)"
-                )
-            }
-            do {
-                observations = try FileStoreStatusReader(directory: store.directory).observe(window, registry: loaded)
-            } catch {
-                throw CommandFailure(.ioError, "cannot read the file store in \(store.directory): \(error)")
-            }
-        }
+        let observations = try await StatusReading.observe(window, registry: loaded, store: store)
         let report = StatusReport(registry: loaded, observations: observations)
         let read = store.kind == .file ? "file \(store.directory)" : "postgres"
         let text =

@@ -1,7 +1,7 @@
 import ArgumentParser
 import Foundation
 import TallyCore
-import TallyPostgres
+import TallyOperations
 import TallyReports
 
 /// `tally summary`.
@@ -72,7 +72,7 @@ struct SummaryCommand: AsyncParsableCommand {
 
     @OptionGroup var clickhouse: ClickHouseOption
 
-    @Flag(name: .long, help: "With PostgreSQL or ClickHouse: count from the raw events instead of the rollups.")
+    @Flag(name: .long, help: "With PostgreSQL: count from the raw events instead of the rollups.")
     var exact = false
 
     func validate() throws {
@@ -102,33 +102,12 @@ struct SummaryCommand: AsyncParsableCommand {
             limit: limit
         )
         var store = try chosenStore()
-        let summary: Summary
-        switch store.kind {
-        case .clickhouse:
-            summary = try await clickhouse.summarize(query, exact: exact, store: &store)
-        case .postgres:
-            do {
-                let connection = try await PostgresConnection.connect(store.conninfo)
-                store.location = try await SummaryStore.describe(connection)
-                summary = try await PostgresSummarizer(connection: connection).summarize(query, exact: exact)
-                await connection.close()
-            } catch let error as PostgresError {
-                throw CommandFailure(database: error, doing: "cannot read the database")
-            }
-        case .file:
-            guard FileManager.default.fileExists(atPath: store.directory) else {
-                throw CommandFailure(
-                    .noInput,
-                    "no file store at \(store.directory) (run `tally ingest` first, or pass --data-dir"
-                        + (store.note.map { "; \($0)" } ?? "") + ")"
-                )
-            }
-            do {
-                summary = try FileStoreSummarizer(directory: store.directory).summarize(query)
-            } catch {
-                throw CommandFailure(.ioError, "cannot read the file store in \(store.directory): \(error)")
-            }
-        }
+        let summary = try await SummaryReading.summarize(
+            query,
+            store: &store,
+            exact: exact,
+            clickhouse: clickhouse.nodes
+        )
         // CSV has no room for the store line: say it on stderr when another store was configured too.
         if format == .csv, store.note != nil { Terminal.error("read " + store.headline) }
         FileHandle.standardOutput.write(Data(format.render(summary, query: query, store: store).utf8))

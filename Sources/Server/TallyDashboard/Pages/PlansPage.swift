@@ -1,6 +1,5 @@
 import TallyCore
 import TallyReports
-import TallyStatus
 
 /// `/plans`: the tracking plans against the data (what `tally status` reports: never seen,
 /// unplanned, type drift), the rejects by reason, and what the devices reported dropping.

@@ -2,7 +2,6 @@ import Foundation
 package import TallyCore
 package import TallyReports
 package import TallySchema
-import TallyStatus
 
 /// What every page and API route reads from: the store, the tracking plans (optional), the saved
 /// reports' directory (optional).

@@ -4,7 +4,6 @@ import TallyFileStore
 import TallyPostgres
 package import TallyReports
 package import TallySchema
-package import TallyStatus
 
 /// The store the dashboard reads, and every read under its time limit: a report past the limit is
 /// cancelled (PostgreSQL's statement too: `PQcancel`, and `statement_timeout` on the server) and

@@ -3,7 +3,7 @@ extension EventEnvelope {
     /// NDJSON line without `event_id`, `sent_at` and `received_at`. Sending the same event again,
     /// later or through another path, gives the same id, so it is stored once; the fields a re-send
     /// changes never enter it.
-    public var contentID: EventID {
+    package var contentID: EventID {
         var stripped = self
         stripped.eventID = EventID(high: 0, low: 0)
         stripped.sentAt = nil

@@ -4,7 +4,7 @@ extension EventEnvelope {
     /// pipeline) stamped when it arrived; nil otherwise. Stored beside ``occurredAt``, which stays
     /// what the device said (so a re-send, with a new `sent_at`, is still a duplicate). Computed
     /// from the device's own time, also for an event placed at its receipt.
-    public var correctedAt: Timestamp? {
+    package var correctedAt: Timestamp? {
         guard let sentAt, let receivedAt else { return nil }
         let deviceTime = deviceOccurredAt ?? occurredAt
         // Times from 1677 to 2262 can differ by more than 64 bits of nanoseconds hold: such a

@@ -1,7 +1,7 @@
 extension EventEnvelope {
     /// How far after its receipt an event may have occurred by its device's clock: 24 hours, so a
     /// device merely in another time zone, or a day off, keeps its own time (PostHog allows 23).
-    public static let maximumTimeAhead: Int64 = 24 * 3_600 * 1_000_000_000
+    package static let maximumTimeAhead: Int64 = 24 * 3_600 * 1_000_000_000
 
     /// Places an event from the future at its receipt: when ``occurredAt`` is more than
     /// ``maximumTimeAhead`` after ``receivedAt``, it becomes the corrected time (Segment's
@@ -12,7 +12,7 @@ extension EventEnvelope {
     /// placement of an id and give it to every copy (see docs/formats.md). Returns whether the
     /// event was moved; an event already placed (``deviceOccurredAt`` set) never is.
     @discardableResult
-    public mutating func placeIfFromTheFuture() -> Bool {
+    package mutating func placeIfFromTheFuture() -> Bool {
         guard deviceOccurredAt == nil, let receivedAt,
             case let (ahead, false) = occurredAt.nanosecondsSinceEpoch.subtractingReportingOverflow(
                 receivedAt.nanosecondsSinceEpoch

@@ -3,7 +3,7 @@ extension EventEnvelope {
     ///
     /// - Parameter fallbackID: the id to use when the line has no `event_id` (ingest derives one
     ///   from the line's bytes); without one, a missing `event_id` is an error.
-    public init(ndjsonLine line: some Collection<UInt8>, fallbackID: EventID? = nil) throws(EnvelopeDecodingError) {
+    package init(ndjsonLine line: some Collection<UInt8>, fallbackID: EventID? = nil) throws(EnvelopeDecodingError) {
         let bytes = Array(line)
         var decoded: Result<EventEnvelope, EnvelopeDecodingError> = .failure(
             EnvelopeDecodingError(.malformedJSON, path: "$", message: "empty")
@@ -20,7 +20,7 @@ extension EventEnvelope {
 
     /// Reads an envelope from a parsed JSON object. Unknown top-level keys are ignored; a known
     /// key given twice is refused (which one was meant cannot be known).
-    public init(json: JSONValue, fallbackID: EventID? = nil) throws(EnvelopeDecodingError) {
+    package init(json: JSONValue, fallbackID: EventID? = nil) throws(EnvelopeDecodingError) {
         try self.init(ndjsonLine: Array(JSONWriter.text(json).utf8), fallbackID: fallbackID)
     }
 }

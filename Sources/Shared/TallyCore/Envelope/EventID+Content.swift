@@ -33,7 +33,7 @@ extension EventID {
     /// The hash is two independent 64-bit lanes of the wyhash mixing function over 8-byte words;
     /// not cryptographic, but 122 well-mixed bits make an accidental collision among billions of
     /// events vanishingly unlikely.
-    public init(contentOf bytes: some Collection<UInt8>) {
+    package init(contentOf bytes: some Collection<UInt8>) {
         let array = Array(bytes)
         self = array.withUnsafeBufferPointer { EventID(contentOf: $0) }
     }

@@ -1,13 +1,13 @@
 extension EventID {
     /// The namespace of tally's name-based event ids: `f105c21a-08e0-5751-8548-82d7eca2ad03`,
     /// itself the RFC 9562 version-5 UUID of the name `tally:event-id` in the URL namespace.
-    public static let foreignIDNamespace = EventID(high: 0xF105_C21A_08E0_5751, low: 0x8548_82D7_ECA2_AD03)
+    package static let foreignIDNamespace = EventID(high: 0xF105_C21A_08E0_5751, low: 0x8548_82D7_ECA2_AD03)
 
     /// The RFC 9562 version-5 (SHA-1, name-based) UUID of `name`'s UTF-8 bytes in
     /// ``foreignIDNamespace``: how a foreign id that is not a UUID (a Segment `messageId`, a hash)
     /// becomes an event id. The same string always gives the same id, in any UUIDv5 library:
     /// Python's `uuid.uuid5(uuid.UUID("f105c21a-08e0-5751-8548-82d7eca2ad03"), name)`.
-    public init(foreignID name: String) {
+    package init(foreignID name: String) {
         var name = name
         let digest = name.withUTF8 { utf8 in
             withUnsafeTemporaryAllocation(of: UInt8.self, capacity: 16 + utf8.count) { message in
@@ -58,7 +58,7 @@ extension EventID {
     /// case, optionally in braces, with a hyphen allowed after any group of four digits
     /// (`A0EEBC99-9C0B-4EF8-BB6D-6BB9BD380A11`, `a0eebc999c0b4ef8bb6d6bb9bd380a11`,
     /// `{a0eebc99-9c0b4ef8-bb6d6bb9-bd380a11}`). Nil for anything else.
-    public init?(uuidText text: String) {
+    package init?(uuidText text: String) {
         var text = text
         guard let id = text.withUTF8({ EventID(uuidText: $0) }) else { return nil }
         self = id

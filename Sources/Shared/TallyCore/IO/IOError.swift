@@ -10,10 +10,10 @@
 ///
 /// The description is `open /var/lib/tally/2026-11-22.ndjson: Permission denied`: never what was
 /// being read or written.
-public struct IOError: Error, Sendable, Hashable, CustomStringConvertible {
+package struct IOError: Error, Sendable, Hashable, CustomStringConvertible {
     /// The system call that failed, stable across releases (`open`, `write`, `fsync`, …). A
     /// struct, so that an operation added later breaks no `switch`.
-    public struct Code: Sendable, Hashable, CustomStringConvertible {
+    package struct Code: Sendable, Hashable, CustomStringConvertible {
         private enum Base: String {
             case access, chmod, chown, flock, fsync, mkdir, open, opendir, poll, read, rename, stat, unlink, write
         }
@@ -21,44 +21,44 @@ public struct IOError: Error, Sendable, Hashable, CustomStringConvertible {
         private init(_ base: Base) { self.base = base }
 
         /// `access(2)`: checking that a directory is writable.
-        public static let access = Code(.access)
+        package static let access = Code(.access)
         /// `fchmod(2)`: giving a replacement file the mode of the one it replaces.
-        public static let chmod = Code(.chmod)
+        package static let chmod = Code(.chmod)
         /// `fchown(2)`: giving a replacement file the owner and group of the one it replaces.
-        public static let chown = Code(.chown)
+        package static let chown = Code(.chown)
         /// `flock(2)`: taking a file's lock, which appenders and rewriters of the file store share.
-        public static let flock = Code(.flock)
+        package static let flock = Code(.flock)
         /// `fsync(2)`: making written data durable.
-        public static let fsync = Code(.fsync)
+        package static let fsync = Code(.fsync)
         /// `mkdir(2)`: creating a directory.
-        public static let mkdir = Code(.mkdir)
+        package static let mkdir = Code(.mkdir)
         /// `open(2)`: opening or creating a file.
-        public static let open = Code(.open)
+        package static let open = Code(.open)
         /// `opendir(3)`: listing a directory.
-        public static let opendir = Code(.opendir)
+        package static let opendir = Code(.opendir)
         /// `poll(2)`: waiting for input.
-        public static let poll = Code(.poll)
+        package static let poll = Code(.poll)
         /// `read(2)`.
-        public static let read = Code(.read)
+        package static let read = Code(.read)
         /// `rename(2)`: moving a finished file into place.
-        public static let rename = Code(.rename)
+        package static let rename = Code(.rename)
         /// `stat(2)`.
-        public static let stat = Code(.stat)
+        package static let stat = Code(.stat)
         /// `unlink(2)`: removing a file.
-        public static let unlink = Code(.unlink)
+        package static let unlink = Code(.unlink)
         /// `write(2)`.
-        public static let write = Code(.write)
+        package static let write = Code(.write)
 
         /// The operation's name (`open`).
-        public var description: String { base.rawValue }
+        package var description: String { base.rawValue }
     }
 
     /// The operation that failed.
-    public internal(set) var code: Code
+    package internal(set) var code: Code
     /// The file or directory.
-    public internal(set) var path: String
+    package internal(set) var path: String
     /// The `errno` value.
-    public internal(set) var errno: Int32
+    package internal(set) var errno: Int32
 
     /// Creates an error.
     package init(_ code: Code, path: String, errno: Int32) {
@@ -67,7 +67,7 @@ public struct IOError: Error, Sendable, Hashable, CustomStringConvertible {
         self.errno = errno
     }
 
-    public var description: String {
+    package var description: String {
         "\(code) \(path): \(String(cString: strerror(errno)))"
     }
 }

@@ -2,10 +2,10 @@
 ///
 /// The description names the problem and the offset, never the input's bytes: the input is an
 /// event, and its values stay out of logs and error messages.
-public struct JSONError: Error, Sendable, Hashable, CustomStringConvertible {
+package struct JSONError: Error, Sendable, Hashable, CustomStringConvertible {
     /// The kind of problem, stable across releases: match on it with `==`, print it for its
     /// snake_case name (`unexpected_end`). A struct, so that a kind added later breaks no `switch`.
-    public struct Code: Sendable, Hashable, CustomStringConvertible {
+    package struct Code: Sendable, Hashable, CustomStringConvertible {
         private enum Base: String {
             case unexpectedEnd = "unexpected_end"
             case unexpectedCharacter = "unexpected_character"
@@ -21,32 +21,32 @@ public struct JSONError: Error, Sendable, Hashable, CustomStringConvertible {
         private init(_ base: Base) { self.base = base }
 
         /// The text ends inside a value.
-        public static let unexpectedEnd = Code(.unexpectedEnd)
+        package static let unexpectedEnd = Code(.unexpectedEnd)
         /// A byte that cannot start or continue a value here.
-        public static let unexpectedCharacter = Code(.unexpectedCharacter)
+        package static let unexpectedCharacter = Code(.unexpectedCharacter)
         /// A number outside RFC 8259's grammar (`01`, `1.`, `-`).
-        public static let invalidNumber = Code(.invalidNumber)
+        package static let invalidNumber = Code(.invalidNumber)
         /// A backslash escape JSON does not have (`\x`).
-        public static let invalidEscape = Code(.invalidEscape)
+        package static let invalidEscape = Code(.invalidEscape)
         /// A `\u` escape that is not four hex digits, or a lone surrogate.
-        public static let invalidUnicodeEscape = Code(.invalidUnicodeEscape)
+        package static let invalidUnicodeEscape = Code(.invalidUnicodeEscape)
         /// A control character (below U+0020) unescaped inside a string.
-        public static let controlCharacterInString = Code(.controlCharacterInString)
+        package static let controlCharacterInString = Code(.controlCharacterInString)
         /// Bytes that are not UTF-8.
-        public static let invalidUTF8 = Code(.invalidUTF8)
+        package static let invalidUTF8 = Code(.invalidUTF8)
         /// Arrays and objects nested deeper than the parser's limit.
-        public static let tooDeep = Code(.tooDeep)
+        package static let tooDeep = Code(.tooDeep)
         /// Something after the value other than whitespace.
-        public static let trailingContent = Code(.trailingContent)
+        package static let trailingContent = Code(.trailingContent)
 
         /// The stable snake_case name (`unexpected_end`).
-        public var description: String { base.rawValue }
+        package var description: String { base.rawValue }
     }
 
     /// The kind of problem.
-    public internal(set) var code: Code
+    package internal(set) var code: Code
     /// The byte offset in the input.
-    public internal(set) var offset: Int
+    package internal(set) var offset: Int
 
     /// Creates an error.
     package init(_ code: Code, at offset: Int) {
@@ -54,7 +54,7 @@ public struct JSONError: Error, Sendable, Hashable, CustomStringConvertible {
         self.offset = offset
     }
 
-    public var description: String {
+    package var description: String {
         switch code {
         case .unexpectedEnd: "JSON ends too early (byte \(offset))"
         case .unexpectedCharacter: "unexpected character at byte \(offset)"

@@ -163,7 +163,7 @@ extension JSONParser {
 extension RawJSON {
     /// The last member named `key`, parsed, when this is an object that has one; read from the
     /// text without parsing the other members.
-    public func member(_ key: String) -> JSONValue? {
+    package func member(_ key: String) -> JSONValue? {
         guard shape.kind == .object else { return nil }
         var text = text
         var key = key

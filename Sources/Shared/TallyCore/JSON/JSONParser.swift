@@ -8,9 +8,9 @@
 /// - duplicate object names are kept in order; lookups take the last;
 /// - a byte order mark is rejected: JSON between systems has none (RFC 8259 §8.1);
 /// - nesting deeper than `maxDepth` is rejected rather than risking the stack.
-public struct JSONParser {
+package struct JSONParser {
     /// The default nesting limit: far beyond any event, far below any stack limit.
-    public static let defaultMaxDepth = 128
+    package static let defaultMaxDepth = 128
 
     let bytes: UnsafeBufferPointer<UInt8>
     let maxDepth: Int
@@ -33,7 +33,7 @@ public struct JSONParser {
     }
 
     /// Parses `bytes` as one JSON text (surrounding whitespace allowed).
-    public static func parse(_ bytes: some Collection<UInt8>, maxDepth: Int = defaultMaxDepth) throws(JSONError)
+    package static func parse(_ bytes: some Collection<UInt8>, maxDepth: Int = defaultMaxDepth) throws(JSONError)
         -> JSONValue
     {
         let array = Array(bytes)
@@ -43,7 +43,7 @@ public struct JSONParser {
     }
 
     /// Parses `text` as one JSON text.
-    public static func parse(_ text: String, maxDepth: Int = defaultMaxDepth) throws(JSONError) -> JSONValue {
+    package static func parse(_ text: String, maxDepth: Int = defaultMaxDepth) throws(JSONError) -> JSONValue {
         try parse(Array(text.utf8), maxDepth: maxDepth)
     }
 

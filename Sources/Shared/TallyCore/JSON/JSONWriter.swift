@@ -1,5 +1,5 @@
 /// Appends JSON text to a byte buffer: the small, fast core of every encoder in tally.
-public enum JSONWriter {
+package enum JSONWriter {
     /// Appends `value` as a JSON string literal, escaping quotes, backslashes and control characters.
     @inline(__always)
     package static func appendString(_ value: String, to bytes: inout [UInt8]) {
@@ -92,7 +92,7 @@ public enum JSONWriter {
 
 extension JSONWriter {
     /// `value` as JSON text: compact, or indented by two spaces with one member per line.
-    public static func text(_ value: JSONValue, pretty: Bool = false) -> String {
+    package static func text(_ value: JSONValue, pretty: Bool = false) -> String {
         var bytes: [UInt8] = []
         append(value, to: &bytes, indent: pretty ? 0 : nil)
         return String(decoding: bytes, as: UTF8.self)

@@ -1,7 +1,7 @@
 extension Timestamp {
     /// RFC 3339 in UTC with microseconds, the form tally writes everywhere:
     /// `2026-11-22T04:42:22.123456Z`. Microseconds match PostgreSQL's `timestamptz` precision.
-    public var rfc3339: String {
+    package var rfc3339: String {
         var bytes: [UInt8] = []
         bytes.reserveCapacity(27)
         appendRFC3339(to: &bytes)
@@ -66,7 +66,7 @@ extension Timestamp {
     /// Strict: four-digit year, a `T` separator, a zone (`Z` or `±HH:MM`), real calendar dates.
     /// A leap second (`:60`) is accepted and folds into the next second. Fractions beyond
     /// nanoseconds are truncated. Returns `nil` for anything else.
-    public init?(rfc3339 text: some StringProtocol) {
+    package init?(rfc3339 text: some StringProtocol) {
         var text = String(text)
         let parsed = text.withUTF8 { Timestamp(rfc3339Bytes: $0) }
         guard let parsed else { return nil }

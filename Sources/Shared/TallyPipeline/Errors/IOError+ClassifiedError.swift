@@ -1,4 +1,4 @@
-public import TallyCore
+package import TallyCore
 
 #if canImport(Darwin)
     import Darwin
@@ -11,7 +11,7 @@ public import TallyCore
 extension IOError: ClassifiedError {
     /// Permanent when the file system refuses the path itself (permission, read-only, not a
     /// directory); transient otherwise: a full disk can be cleaned, an I/O error can pass.
-    public var errorClass: SinkErrorClass {
+    package var errorClass: SinkErrorClass {
         switch errno {
         case EACCES, EPERM, EROFS, ENOTDIR, EISDIR, ENAMETOOLONG, ELOOP, EBADF: .permanent
         default: .transient
