@@ -59,7 +59,7 @@ struct PostgresRejectSinkTests {
 
     static func database() async throws -> TestDatabase {
         let database = try await TestDatabase.create()
-        let migrate = try TestDatabase.tally(["migrate", "--database-url", database.url])
+        let migrate = try await TestDatabase.tally(["migrate", "--database-url", database.url])
         #expect(migrate.status == 0, "\(migrate.stderr)")
         return database
     }

@@ -53,12 +53,11 @@ struct IngestOutcomeTests {
             { report in
                 report.rejected = [.malformedJSON: 2]
                 report.rejectLimitReached = true
-                report.stoppedAt = RejectedLine(
-                    source: "in.ndjson",
-                    line: 7,
-                    reason: .malformedJSON,
-                    path: "$",
-                    message: "not JSON"
+                report.stoppedAt = Reject(
+                    content: .nothing,
+                    reason: Reject.Reason(EventViolation(.malformedJSON, path: "$", message: "not JSON")),
+                    origin: .line(file: "in.ndjson", line: 7),
+                    failedAt: .now()
                 )
             },
             maxRejects: 1

@@ -2,7 +2,7 @@ import Foundation
 package import Logging
 package import TallyClickHouse
 package import TallyReports
-package import TallyServer
+import TallyServer
 
 /// The ClickHouse nodes a command writes to or reads from (`--clickhouse-url URL[,URL…]`, else
 /// `$TALLY_CLICKHOUSE_URL`): the first that answers; credentials in a URL travel in headers.

@@ -3,7 +3,7 @@ import TallyCore
 import TallyFileStore
 package import TallyPipeline
 package import TallyPostgres
-package import TallyServer
+import TallyServer
 
 /// Where `tally ingest`, `tally serve` and `tally replay` write events (their `--store`): each
 /// store's sink, checked ready before anything is read or served.
