@@ -171,7 +171,8 @@ struct PostgresSinkFailureTests {
         let pid = try await Self.backend(of: connection)
         let write = Task {
             try await connection.transaction { transaction in
-                usleep(500_000)  // between statements: the backend is idle when the cancel comes
+                // Between statements: the backend is idle when the cancel comes (2 s: a loaded host polls slowly).
+                usleep(2_000_000)
                 try transaction.execute("SELECT count(*) FROM tally.events")  // waits on the lock
             }
         }

@@ -87,6 +87,18 @@ public struct ChildProcess: @unchecked Sendable {  // Process and Pipe: one wait
         return found.withLock { $0 }
     }
 
+    /// ``wait(timeout:)``, and the instant the child had exited, taken on the waiting thread: a
+    /// measure of how long a child takes to exit that does not include the time this task waits
+    /// for a cooperative thread to resume on.
+    public func waitForExit(
+        timeout: Duration? = nil
+    ) async -> (status: Int32, stdout: String, stderr: String, exitedAt: ContinuousClock.Instant) {
+        await offCooperativePool {
+            let (status, stdout, stderr) = blockingWait(timeout: timeout)
+            return (status, stdout, stderr, ContinuousClock.now)
+        }
+    }
+
     /// Sends SIGTERM and returns at once; a thread of its own waits for the exit (SIGKILL after
     /// `timeout`), then runs `cleanup`. For `defer` blocks, which cannot await.
     public func terminate(timeout: Duration = .seconds(30), then cleanup: @escaping @Sendable () -> Void = {}) {

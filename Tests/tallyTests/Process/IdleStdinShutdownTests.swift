@@ -50,8 +50,8 @@ struct IdleStdinShutdownTests {
 
         let signalled = ContinuousClock.now
         child.signal(SIGTERM)
-        let result = await child.wait(timeout: .seconds(30))
-        let elapsed = ContinuousClock.now - signalled
+        let result = await child.waitForExit(timeout: .seconds(30))
+        let elapsed = result.exitedAt - signalled
         // stdin stays open all along: the exit owes nothing to an end of input.
         try? input.fileHandleForWriting.close()
 
@@ -75,8 +75,8 @@ struct IdleStdinShutdownTests {
         try await Eventually.wait(until: "waiting on stdin") { Self.isPolling(child.process.processIdentifier) }
         let signalled = ContinuousClock.now
         child.signal(SIGTERM)
-        let result = await child.wait(timeout: .seconds(30))
-        let elapsed = ContinuousClock.now - signalled
+        let result = await child.waitForExit(timeout: .seconds(30))
+        let elapsed = result.exitedAt - signalled
         try? input.fileHandleForWriting.close()
         #expect(elapsed < .seconds(1), "exited \(elapsed) after SIGTERM")
         #expect(result.status == 75, "interrupted: \(result.stderr)")
